@@ -1,0 +1,125 @@
+"""The protocol every game engine follows.
+
+A game engine is pure: no I/O, no clock, no global random. The service owns time
+and storage; the engine owns the rules.
+
+* A match **state** is plain JSON-serialisable data (dicts, lists, str, int, float,
+  bool, None). Engines never mutate the state they are given; they return a new one.
+* ``initial_state(seed, players, options)`` builds the state. All randomness comes
+  from :func:`rng`, derived from the match seed, so the seed plus the log of
+  accepted moves and closed deadlines rebuilds any match exactly.
+* ``step(state)`` says what is open now: a :class:`Step` with a key unique within
+  the match, a *kind* (the service looks its deadline up per game and per kind),
+  who may act, and whether the step is simultaneous. ``None`` means the match is over.
+* ``awaiting(state)`` names the players whose submission for the open step is
+  still missing (reminders go to them; ``referee status`` shows it).
+* ``parse(state, player, text)`` turns the cleaned text of a mail into a list of
+  moves or raises :class:`ParseError` quoting the offending line. A mail that does
+  not parse never changes state.
+* ``apply_move(state, player, move)`` returns an :class:`Applied`. A legal move is
+  accepted. A well-formed move the rules forbid is rejected with a reason; where
+  the rule text punishes such a move, the engine returns the penalised state with
+  ``changed=True`` so the service logs it and a replay reproduces it.
+* ``apply_timeout(state)`` closes the open step at its deadline: players who have
+  not acted get the game's default action. It may open an *extension* step.
+* ``view(state, player)`` is the only path from state to anything a player sees;
+  ``view(state, None)`` is the public view (archive). Hidden information must never
+  appear in a view before the rules reveal it.
+* ``result(state)`` is ``None`` while the match runs, then a :class:`Result`.
+* ``form(state, player)`` is the fill-in template for the open step, in exactly
+  the grammar ``parse`` reads.
+* ``standings(state)`` is one line per player for organizers (``referee status``),
+  built from public information only.
+* Chip movements are appended to ``state["transfers"]`` as
+  ``{"from": account, "to": account, "amount": n, "reason": str, "step": key}``;
+  the service copies new entries into the season ledger (double entry), so chips
+  are conserved. ``"LGT"`` is the house account.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+State = dict[str, Any]
+Move = dict[str, Any]
+
+HOUSE = "LGT"
+
+
+class GameError(Exception):
+    """Base class of rule-engine errors."""
+
+
+class ParseError(GameError):
+    """A mail could not be read as a move. Never costs anything."""
+
+    def __init__(self, reason: str, line: str | None = None):
+        super().__init__(reason if line is None else f"{reason}: {line!r}")
+        self.reason = reason
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Step:
+    key: str                      # unique within the match, e.g. "round-3"
+    kind: str                     # deadline lookup key, e.g. "round", "turn", "extension"
+    players: tuple[str, ...]      # who may act now
+    simultaneous: bool            # True: revisions allowed until the deadline
+    title: str = ""               # human name, e.g. "Round 3 of 10"
+
+
+@dataclass
+class Applied:
+    state: State
+    accepted: bool
+    reason: str | None = None     # why it was rejected (shown to the player)
+    changed: bool = True          # the state changed (accepted, or a penalty was applied)
+
+
+@dataclass
+class Result:
+    outcome: dict[str, str]                 # player -> "win" | "loss" | "draw"
+    victory_points: dict[str, float]        # player -> 1, 0.5 or 0
+    reason: str                             # one sentence: why the match ended so
+    scores: dict[str, Any] = field(default_factory=dict)
+
+
+class Game(Protocol):
+    name: str          # registry key, e.g. "stationary-roulette"
+    title: str         # human name, e.g. "Stationary Roulette"
+    min_players: int
+    max_players: int
+    step_kinds: dict[str, float]   # kind -> default length in hours
+
+    def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State: ...
+    def step(self, state: State) -> Step | None: ...
+    def awaiting(self, state: State) -> tuple[str, ...]: ...
+    def parse(self, state: State, player: str, text: str) -> list[Move]: ...
+    def apply_move(self, state: State, player: str, move: Move) -> Applied: ...
+    def apply_timeout(self, state: State) -> State: ...
+    def view(self, state: State, player: str | None) -> dict[str, Any]: ...
+    def result(self, state: State) -> Result | None: ...
+    def form(self, state: State, player: str) -> str: ...
+    def standings(self, state: State) -> list[str]: ...
+
+
+def rng(seed: int, *labels: object) -> random.Random:
+    """A deterministic RNG for one purpose within a match.
+
+    ``rng(seed, "deal", hand_no)`` always gives the same stream, so chance needs no
+    hidden RNG object in the state: the state records which draws were made.
+    """
+    material = ":".join([str(seed), *map(str, labels)]).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
+
+
+def transfer(state: State, frm: str, to: str, amount: int, reason: str, step: str) -> None:
+    """Record a chip movement (engines call this on their private copy of the state)."""
+    if amount < 0:
+        raise ValueError("negative transfer")
+    if amount == 0:
+        return
+    state["transfers"].append({"from": frm, "to": to, "amount": amount, "reason": reason, "step": step})
