@@ -1,0 +1,147 @@
+"""Mail the referee must never answer (RFC 3834, loops, bounces, lists).
+
+Each rule is a named predicate, checked in the order of :data:`RULES`; the first
+that holds gives the reason. :func:`automated_reason` is pure and never raises on
+odd headers.
+
+``X-Auto-Response-Suppress`` is deliberately not a rule: Outlook puts it on
+ordinary mail too; it asks *others* not to auto-reply and says nothing about the
+mail itself. Subject lines ("Automatic reply:", "Out of office") are not used
+either: players may write anything there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from email.message import Message
+from typing import Callable, Iterable
+
+from referee.mail.parse import header_addresses, header_values
+
+__all__ = ["LOOP_HEADER", "RULES", "automated_reason", "normalise_address"]
+
+LOOP_HEADER = "X-Referee-Loop"
+
+
+@dataclass(frozen=True)
+class _Context:
+    own_addresses: frozenset[str]
+    loop_value: str
+
+
+Rule = Callable[[Message, _Context], bool]
+
+
+def automated_reason(
+    msg: Message, own_addresses: Iterable[str], loop_value: str
+) -> str | None:
+    """The name of the first rule saying *msg* must not be answered, else None."""
+    ctx = _Context(
+        own_addresses=frozenset(normalise_address(a) for a in own_addresses) - {""},
+        loop_value=loop_value.strip(),
+    )
+    for name, rule in RULES:
+        try:
+            if rule(msg, ctx):
+                return name
+        except Exception:  # a rule that cannot read the mail has nothing to say
+            continue
+    return None
+
+
+def normalise_address(address: str) -> str:
+    """Bare address (no display name), lowercased, without ``+detail`` in the local part."""
+    address = address.strip().strip("<>").strip().lower()
+    local, at, domain = address.rpartition("@")
+    if not at:
+        return address.split("+", 1)[0]
+    return f"{local.split('+', 1)[0]}@{domain}"
+
+
+def _sender(msg: Message) -> str | None:
+    """The normalised From address, or None without one."""
+    senders = header_addresses(msg, "From")
+    return normalise_address(senders[0][1]) if senders else None
+
+
+def _content_type(part: Message) -> str:
+    try:
+        return part.get_content_type()
+    except Exception:
+        return ""
+
+
+def _our_loop_header(msg: Message, ctx: _Context) -> bool:
+    values = header_values(msg, LOOP_HEADER)
+    return bool(ctx.loop_value) and any(v == ctx.loop_value for v in values)
+
+
+def _own_address(msg: Message, ctx: _Context) -> bool:
+    return _sender(msg) in ctx.own_addresses
+
+
+def _delivery_report(msg: Message, ctx: _Context) -> bool:
+    return any(_content_type(part) in _REPORT_TYPES for part in msg.walk())
+
+
+def _auto_submitted(msg: Message, ctx: _Context) -> bool:
+    # RFC 3834 section 5: any value but "no" marks automatic mail.
+    values = header_values(msg, "Auto-Submitted")
+    return any(v.split(";", 1)[0].strip().lower() != "no" for v in values)
+
+
+def _autoresponder_header(msg: Message, ctx: _Context) -> bool:
+    return any(header_values(msg, name) for name in _AUTORESPONDER_HEADERS)
+
+
+def _precedence(msg: Message, ctx: _Context) -> bool:
+    return any(v.strip().lower() in _BULK_PRECEDENCE for v in header_values(msg, "Precedence"))
+
+
+def _list_traffic(msg: Message, ctx: _Context) -> bool:
+    return any(header_values(msg, name) for name in _LIST_HEADERS)
+
+
+def _null_return_path(msg: Message, ctx: _Context) -> bool:
+    paths = header_values(msg, "Return-Path")
+    return bool(paths) and _NULL_PATH.match(paths[0]) is not None  # the topmost is the last hop's
+
+
+def _mailer_daemon(msg: Message, ctx: _Context) -> bool:
+    sender = _sender(msg)
+    if sender is None:
+        return False
+    local, at, _ = sender.rpartition("@")
+    return (local if at else sender) in _DAEMON_LOCAL_PARTS
+
+
+_REPORT_TYPES = frozenset({
+    "multipart/report",               # RFC 6522: DSNs, MDNs
+    "message/delivery-status",        # RFC 3464
+    "message/global-delivery-status",  # RFC 6533
+    "message/disposition-notification",  # RFC 8098 read receipts
+})
+_AUTORESPONDER_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
+_BULK_PRECEDENCE = frozenset({"bulk", "list", "junk", "auto_reply", "auto-reply"})
+_LIST_HEADERS = (
+    "List-Id", "List-Unsubscribe", "List-Post", "List-Help", "List-Subscribe",
+    "List-Owner", "List-Archive", "X-Mailing-List", "Mailing-List",
+)
+_NULL_PATH = re.compile(r"^<\s*>$")
+_DAEMON_LOCAL_PARTS = frozenset({
+    "mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster",
+    "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply",
+})
+
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("our-loop-header", _our_loop_header),
+    ("own-address", _own_address),
+    ("delivery-report", _delivery_report),
+    ("auto-submitted", _auto_submitted),
+    ("autoresponder-header", _autoresponder_header),
+    ("precedence", _precedence),
+    ("list-traffic", _list_traffic),
+    ("null-return-path", _null_return_path),
+    ("mailer-daemon", _mailer_daemon),
+)

@@ -1,0 +1,244 @@
+"""The embedded Maildir transport: an inbox to read from, an outbox to deliver to.
+
+Crash safety follows the Maildir rules: a message is written and fsynced in
+``tmp/``, then renamed or linked into ``new/`` (atomic on POSIX), and the
+directory is fsynced, so ``new/`` never shows a partial file. Processing moves a
+message from ``new/`` to ``cur/`` with the ``:2,S`` (seen) info suffix; a message
+that was read but not yet marked stays in ``new/`` and is offered again, so the
+caller must process idempotently (it does, by Message-ID).
+
+The delivery time of an inbox message is the modification time of its file: the
+delivering agent writes the file once and never touches it again, and the rename
+into ``new/`` keeps the time (the same convention as Dovecot's received date).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import itertools
+import os
+import re
+import socket
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parseaddr
+from pathlib import Path
+
+__all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "deliver_to_maildir"]
+
+SEEN_INFO = ":2,S"
+
+_counter = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    key: str                # unique part of the file name (without the ":2," info)
+    path: Path              # where the file was found, in new/
+    delivered_at: datetime  # aware UTC: the file's mtime, i.e. the Maildir delivery time
+
+
+class MaildirInbox:
+    """Messages delivered to a Maildir, read oldest first."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        _ensure_maildir(self.path)
+
+    def pending(self) -> list[InboxItem]:
+        """Unprocessed messages in ``new/``, by delivery time then name. Dotfiles skipped."""
+        found: list[tuple[int, str, InboxItem]] = []
+        with os.scandir(self.path / "new") as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    stat = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:  # processed meanwhile
+                    continue
+                item = InboxItem(
+                    key=_key(entry.name),
+                    path=Path(entry.path),
+                    delivered_at=datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc),
+                )
+                found.append((stat.st_mtime_ns, entry.name, item))
+        found.sort(key=lambda t: (t[0], t[1]))
+        return [item for _, _, item in found]
+
+    def read(self, item: InboxItem) -> bytes:
+        return item.path.read_bytes()
+
+    def mark_processed(self, item: InboxItem) -> None:
+        """Move the message to ``cur/`` as seen (``<key>:2,S``).
+
+        Idempotent: a message already in ``cur/`` (whatever its flags) is left alone.
+        Raises FileNotFoundError if the message is in neither ``new/`` nor ``cur/``.
+        """
+        target = self.path / "cur" / f"{item.key}{SEEN_INFO}"
+        try:
+            os.rename(item.path, target)
+        except FileNotFoundError:
+            if _find(self.path / "cur", item.key) is None:
+                raise
+            return
+        _fsync_dir(self.path / "cur")
+        _fsync_dir(self.path / "new")
+
+
+class MaildirOutbox:
+    """Delivers outbound mail into a Maildir (or one Maildir per recipient)."""
+
+    def __init__(self, path: str | os.PathLike[str], per_address: bool = False) -> None:
+        self.path = Path(path)
+        self.per_address = per_address
+        if not per_address:
+            _ensure_maildir(self.path)
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+
+    def maildir_for(self, recipient: str) -> Path:
+        """The Maildir that *recipient*'s mail goes to."""
+        if not self.per_address:
+            return self.path
+        return self.path / _address_dirname(recipient)
+
+    def deliver(self, recipient: str, data: bytes, key: str) -> Path:
+        """Deliver *data* once per *key* and Maildir; returns the message's path.
+
+        The file name is derived from *key*, so delivering the same key again
+        returns the existing message (in ``new/``, or in ``cur/`` if a reader has
+        seen it) instead of writing a duplicate.
+        """
+        maildir = self.maildir_for(recipient)
+        _ensure_maildir(maildir)
+        name = _key_filename(key)
+        existing = _find(maildir / "new", name) or _find(maildir / "cur", name)
+        if existing is not None:
+            return existing
+        target = maildir / "new" / name
+        tmp = _write_tmp(maildir, data, None)
+        try:
+            _publish(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(maildir / "new")
+        return target
+
+
+def deliver_to_maildir(
+    path: str | os.PathLike[str], data: bytes, delivered_at: datetime | None = None
+) -> Path:
+    """Drop a message into the Maildir at *path* as an MTA would (tmp/ then new/).
+
+    *delivered_at* (aware) becomes the file's mtime, which the inbox reads as the
+    delivery time; by default the time is now.
+    """
+    if delivered_at is not None and delivered_at.utcoffset() is None:
+        raise ValueError("delivered_at must be timezone-aware")
+    maildir = Path(path)
+    _ensure_maildir(maildir)
+    tmp = _write_tmp(maildir, data, delivered_at)
+    target = maildir / "new" / tmp.name
+    os.rename(tmp, target)
+    _fsync_dir(maildir / "new")
+    return target
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ensure_maildir(path: Path) -> None:
+    for sub in ("tmp", "new", "cur"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _unique_name() -> str:
+    """``time.MusecPpidQcounter.host``, the usual Maildir unique name."""
+    now = time.time_ns()
+    seconds, nanos = divmod(now, 1_000_000_000)
+    host = socket.gethostname().replace("/", r"\057").replace(":", r"\072") or "localhost"
+    return f"{seconds}.M{nanos // 1000}P{os.getpid()}Q{next(_counter)}.{host}"
+
+
+def _write_tmp(maildir: Path, data: bytes, mtime: datetime | None) -> Path:
+    tmp = maildir / "tmp" / _unique_name()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mtime is not None:
+            stamp = mtime.timestamp()
+            os.utime(tmp, (stamp, stamp))
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _publish(tmp: Path, target: Path) -> None:
+    """Make *tmp* visible as *target* without replacing an existing *target*."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        return  # delivered concurrently under the same key
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+        if not target.exists():  # no hard links on this filesystem
+            os.replace(tmp, target)
+
+
+def _key(name: str) -> str:
+    return name.split(":", 1)[0]
+
+
+def _find(directory: Path, key: str) -> Path | None:
+    """The file in *directory* whose unique part is *key*, whatever its info suffix."""
+    exact = directory / key
+    if exact.exists():
+        return exact
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if _key(entry.name) == key:
+                return Path(entry.path)
+    return None
+
+
+def _key_filename(key: str) -> str:
+    """A file name for a delivery key: readable prefix plus a hash of the whole key."""
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    readable = re.sub(r"[^A-Za-z0-9_-]+", "-", key).strip("-")[:80].rstrip("-")
+    return f"{readable}.{digest}" if readable else digest
+
+
+def _address_dirname(recipient: str) -> str:
+    """The bare address, lowercased, made safe as one path component."""
+    address = (parseaddr(recipient)[1] or recipient).strip().lower()
+    safe = re.sub(r"[^a-z0-9@._+-]", "_", address)
+    if not safe.strip("."):
+        raise ValueError(f"no usable address in {recipient!r}")
+    if safe.startswith("."):
+        safe = "_" + safe[1:]
+    if len(safe) > 200:
+        safe = f"{safe[:160]}.{hashlib.sha256(safe.encode()).hexdigest()[:32]}"
+    return safe
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename in *path* durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

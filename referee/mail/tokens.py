@@ -1,0 +1,104 @@
+"""Personal reply addresses carrying a signed seat token.
+
+A token is ``base36(seat_id) + "x" + signature`` where the signature is the first
+13 characters of the lowercase base32 HMAC-SHA256 of the seat, match and player.
+Tokens use lowercase letters and digits only, so they survive MTAs that fold the
+case of local parts; they are compared case-insensitively.
+
+The seat part may itself contain an ``x`` (base36 digit); the signature has a
+fixed length, so a token is split from the right.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from typing import Iterable
+
+__all__ = [
+    "make_token",
+    "reply_address",
+    "split_token",
+    "token_from_addresses",
+    "verify_token",
+]
+
+SIGNATURE_LENGTH = 13
+MAX_LOCAL_PART = 64  # RFC 5321 section 4.5.3.1.1
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_SEAT = re.compile(r"0|[1-9a-z][0-9a-z]{0,12}")
+_SIGNATURE = re.compile(rf"[a-z2-7]{{{SIGNATURE_LENGTH}}}")
+
+
+def make_token(secret: bytes, seat_id: int, match_key: str, player_key: str) -> str:
+    """The token for one player's seat in one match."""
+    if seat_id < 0:
+        raise ValueError(f"seat id must not be negative: {seat_id}")
+    return f"{_base36(seat_id)}x{_signature(secret, seat_id, match_key, player_key)}"
+
+
+def split_token(token: str) -> tuple[int, str] | None:
+    """``(seat_id, signature)`` of a well-formed token (any case), else None."""
+    token = token.strip().lower()
+    head, signature = token[:-SIGNATURE_LENGTH], token[-SIGNATURE_LENGTH:]
+    seat = head[:-1]
+    well_formed = (
+        head.endswith("x") and _SEAT.fullmatch(seat) and _SIGNATURE.fullmatch(signature)
+    )
+    if not well_formed:
+        return None
+    return int(seat, 36), signature
+
+
+def verify_token(secret: bytes, token: str, match_key: str, player_key: str) -> bool:
+    """Is *token* the genuine token of its seat for this match and player?"""
+    parts = split_token(token)
+    if parts is None:
+        return False
+    seat_id, signature = parts
+    expected = _signature(secret, seat_id, match_key, player_key)
+    return hmac.compare_digest(expected.encode("ascii"), signature.encode("ascii"))
+
+
+def reply_address(local: str, domain: str, token: str) -> str:
+    """``local+token@domain``; raises ValueError if the local part would exceed 64 octets."""
+    local_part = f"{local}+{token}"
+    if len(local_part.encode("utf-8")) > MAX_LOCAL_PART:
+        raise ValueError(f"local part longer than {MAX_LOCAL_PART} octets: {local_part!r}")
+    return f"{local_part}@{domain}"
+
+
+def token_from_addresses(addrs: Iterable[str], local: str, domain: str) -> str | None:
+    """The token of the first ``local+token@domain`` among *addrs* (case-insensitive).
+
+    Addresses whose detail part is not a well-formed token are skipped. The token is
+    returned lowercased.
+    """
+    prefix = f"{local.strip().lower()}+"
+    domain = domain.strip().lower()
+    for addr in addrs:
+        local_part, at, addr_domain = addr.strip().strip("<>").strip().lower().rpartition("@")
+        if not at or addr_domain != domain or not local_part.startswith(prefix):
+            continue
+        token = local_part[len(prefix):]
+        if split_token(token) is not None:
+            return token
+    return None
+
+
+def _signature(secret: bytes, seat_id: int, match_key: str, player_key: str) -> str:
+    message = f"{seat_id}\0{match_key}\0{player_key}".encode("utf-8")
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:SIGNATURE_LENGTH]
+
+
+def _base36(number: int) -> str:
+    digits = []
+    while True:
+        number, remainder = divmod(number, 36)
+        digits.append(_DIGITS[remainder])
+        if not number:
+            return "".join(reversed(digits))
