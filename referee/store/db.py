@@ -1,0 +1,89 @@
+"""Engines, the unit of work, and schema migrations.
+
+SQLite is the embedded default (WAL, foreign keys, a busy timeout so that a second
+process waits instead of failing); PostgreSQL is the production database. Both run
+the same Alembic migrations (``referee init``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.orm import Session, sessionmaker
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def make_engine(url: str, *, echo: bool = False) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, echo=echo, connect_args={"timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            # WAL + FULL: a committed transaction survives a power cut, not only a crash.
+            cur.execute("PRAGMA synchronous=FULL")
+            cur.close()
+
+        # pysqlite's own transaction handling defers BEGIN; take the write lock up front
+        # so two processes never interleave a read-modify-write of the same match.
+        @event.listens_for(engine, "connect")
+        def _no_autobegin(dbapi_conn, _record):  # pragma: no cover - trivial
+            dbapi_conn.isolation_level = None
+
+        @event.listens_for(engine, "begin")
+        def _begin_immediate(conn):  # pragma: no cover - trivial
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, echo=echo, pool_pre_ping=True)
+
+
+class Store:
+    """Owns the engine and hands out units of work."""
+
+    def __init__(self, url: str, *, echo: bool = False):
+        self.url = url
+        self.engine = make_engine(url, echo=echo)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def unit_of_work(self) -> Iterator[Session]:
+        """One transaction: commits when the block ends normally, rolls back otherwise."""
+        with self._sessions() as session, session.begin():
+            yield session
+
+    def migrate(self) -> None:
+        """Create or upgrade the schema to the newest migration."""
+        from alembic import command
+
+        command.upgrade(alembic_config(self.url), "head")
+
+    def is_current(self) -> bool:
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        head = ScriptDirectory.from_config(alembic_config(self.url)).get_current_head()
+        with self.engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision() == head
+
+    def has_schema(self) -> bool:
+        return inspect(self.engine).has_table("matches")
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def alembic_config(url: str):
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg

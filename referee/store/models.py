@@ -1,0 +1,199 @@
+"""SQLAlchemy 2 models: the ledger of everything the referee knows.
+
+Tables
+------
+seasons, players      what the organizer loaded from a season TOML file
+matches, seats        one row per match (with a snapshot of its state) and per player in it
+events                the append-only log of accepted moves and closed deadlines; with the
+                      match seed it rebuilds any match (``referee.service.replay``)
+inbound               every mail that reached us, committed before its file is marked processed
+outbox                every mail we owe somebody, written in the same transaction as the
+                      change that caused it, then delivered with retries
+ledger                chip movements between accounts (players, "LGT", "SEASON"): double entry
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class UTCDateTime(TypeDecorator):
+    """Stores naive UTC, returns aware UTC. All times inside the referee are UTC."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; all times must be aware UTC")
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=timezone.utc)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Season(Base):
+    __tablename__ = "seasons"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    players: Mapped[list[Player]] = relationship(back_populates="season")
+
+
+class Player(Base):
+    __tablename__ = "players"
+    __table_args__ = (
+        UniqueConstraint("season_id", "key", name="uq_players_season_key"),
+        UniqueConstraint("season_id", "email", name="uq_players_season_email"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"))
+    key: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    email: Mapped[str] = mapped_column(String(320), index=True)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+
+    season: Mapped[Season] = relationship(back_populates="players")
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"))
+    key: Mapped[str] = mapped_column(String(64), unique=True)
+    game: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # step lengths in seconds per step kind, and reminder offsets in seconds before a deadline
+    timing: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # scheduled -> running -> finished
+    status: Mapped[str] = mapped_column(String(16), default="scheduled", index=True)
+    state: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    step_kind: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    step_opened_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, index=True)
+    # when the next reminder for the open step is due (None: no reminder pending)
+    remind_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, index=True)
+    # optimistic lock: every change bumps it, so two closers cannot both close a step
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __mapper_args__ = {"version_id_col": version}
+
+    seats: Mapped[list[Seat]] = relationship(back_populates="match", order_by="Seat.position")
+    season: Mapped[Season] = relationship()
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("match_id", "player_id", name="uq_seats_match_player"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+    match: Mapped[Match] = relationship(back_populates="seats")
+    player: Mapped[Player] = relationship()
+
+
+class Event(Base):
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("match_id", "seq", name="uq_events_match_seq"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))      # start | move | timeout
+    step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    player: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)  # effective time (arrival or deadline)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True)
+
+
+class Inbound(Base):
+    __tablename__ = "inbound"
+    __table_args__ = (Index("ix_inbound_status_received", "status", "received_at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_key: Mapped[str] = mapped_column(String(998), unique=True)
+    source: Mapped[str] = mapped_column(String(500))     # transport's name for it (file name, UID)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)  # reached our server
+    # pending -> accepted | rejected | ignored | failed
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class Outbox(Base):
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dedupe_key: Mapped[str] = mapped_column(String(300), unique=True)
+    message_id: Mapped[str] = mapped_column(String(400), index=True)
+    kind: Mapped[str] = mapped_column(String(32))        # step | receipt | error | reminder | notice
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True, index=True)
+    step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    to_addr: Mapped[str] = mapped_column(String(320))
+    message: Mapped[bytes] = mapped_column(LargeBinary)
+    # pending -> sent | failed
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class LedgerEntry(Base):
+    __tablename__ = "ledger"
+    __table_args__ = (UniqueConstraint("match_id", "seq", name="uq_ledger_match_seq"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"), index=True)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
+    # position of the movement within the match's transfers (None for season grants)
+    seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    from_account: Mapped[str] = mapped_column(String(64))
+    to_account: Mapped[str] = mapped_column(String(64))
+    amount: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(200))
+    step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
