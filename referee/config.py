@@ -1,0 +1,382 @@
+"""Configuration: the service file (``referee.toml``) and season files.
+
+Every problem is reported as one :class:`ConfigError` line that names the file, the
+key and what is wrong, so the CLI can print it and exit non-zero without a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from referee.games import GAMES
+
+CONFIG_NAME = "referee.toml"
+RESERVED_ACCOUNTS = {"LGT", "SEASON"}
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
+_DURATION = re.compile(r"^\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?\s*$")
+
+
+class ConfigError(Exception):
+    """A configuration problem, said in one line."""
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def parse_duration(value: Any, where: str) -> timedelta:
+    """``"24h"``, ``"1h30m"``, ``"90m"``, ``"2d"``, ``"45s"``; a bare number means hours."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{where}: expected a duration such as \"24h\" or \"90m\", got {value!r}")
+    if isinstance(value, (int, float)):
+        if value <= 0:
+            raise ConfigError(f"{where}: a duration must be positive, got {value!r}")
+        return timedelta(hours=value)
+    if isinstance(value, str):
+        m = _DURATION.match(value.lower())
+        if m and any(m.groups()):
+            d, h, mi, s = (int(g or 0) for g in m.groups())
+            td = timedelta(days=d, hours=h, minutes=mi, seconds=s)
+            if td > timedelta(0):
+                return td
+    raise ConfigError(f"{where}: expected a duration such as \"24h\", \"90m\" or \"1h30m\", got {value!r}")
+
+
+def parse_instant(value: Any, where: str) -> datetime:
+    """An ISO 8601 instant with an offset (TOML datetimes are accepted too)."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ConfigError(f"{where}: not an ISO 8601 date and time: {value!r}") from None
+    else:
+        raise ConfigError(f"{where}: expected a date and time such as 2026-12-01T18:00:00Z, got {value!r}")
+    if dt.tzinfo is None:
+        raise ConfigError(f"{where}: {value!s} has no time zone; add Z or an offset such as +01:00")
+    return dt.astimezone(timezone.utc)
+
+
+def check_timezone(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected an IANA time zone name such as \"Europe/Berlin\", got {value!r}")
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"{where}: unknown time zone {value!r} (use an IANA name such as \"Europe/Berlin\")") from None
+    return value
+
+
+def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [{key}] must be a table")
+    return value
+
+
+def _str(data: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if value is None:
+        raise ConfigError(f"{where}: missing required key {key!r}")
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: {key!r} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _unknown(data: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise ConfigError(f"{where}: unknown key {extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+# ---------------------------------------------------------------------------- service config
+
+@dataclass
+class MailConfig:
+    address: str                  # our From; personal reply addresses are local+token@domain
+    name: str = "Referee"
+    transport: str = "maildir"
+    inbox: Path | None = None     # maildir transport: where inbound mail is delivered
+    outbox: Path | None = None    # maildir transport: where we deliver outbound mail
+    per_address: bool = True      # one Maildir per recipient under outbox/
+
+    @property
+    def local(self) -> str:
+        return self.address.split("@", 1)[0]
+
+    @property
+    def domain(self) -> str:
+        return self.address.split("@", 1)[1]
+
+
+@dataclass
+class ServiceConfig:
+    path: Path | None
+    database: str
+    secret: bytes
+    mail: MailConfig
+    poll_seconds: float = 30.0
+    outbox_max_attempts: int = 10
+    log_level: str = "INFO"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def load_service_config(path: Path) -> ServiceConfig:
+    """Read ``referee.toml``. Relative paths are relative to the file's folder."""
+    path = Path(path)
+    data = read_toml(path)
+    where = str(path)
+    _unknown(data, {"database", "secret", "secret_file", "mail", "service"}, where)
+    base = path.parent.resolve()
+
+    database = _str(data, "database", where, "sqlite:///referee.db")
+    if database.startswith("sqlite:///") and not database.startswith("sqlite:////"):
+        rel = database[len("sqlite:///"):]
+        if rel and rel != ":memory:":
+            database = f"sqlite:///{(base / rel).resolve()}"
+
+    env_secret = os.environ.get("REFEREE_SECRET")
+    if env_secret:
+        secret = env_secret.encode()
+    elif "secret_file" in data:
+        secret_path = base / _str(data, "secret_file", where)
+        try:
+            secret = secret_path.read_bytes().strip()
+        except OSError as exc:
+            raise ConfigError(f"{where}: secret_file {secret_path}: {exc.strerror}") from None
+    else:
+        secret = _str(data, "secret", where).encode()
+    if len(secret) < 16:
+        raise ConfigError(f"{where}: the secret must be at least 16 characters long")
+
+    mail = _table(data, "mail", where)
+    mwhere = f"{where} [mail]"
+    _unknown(mail, {"address", "name", "transport", "inbox", "outbox", "per_address"}, mwhere)
+    address = _str(mail, "address", mwhere).lower()
+    if not _EMAIL.match(address) or "+" in address.split("@")[0]:
+        raise ConfigError(f"{mwhere}: address {address!r} must be a plain address such as referee@example.org")
+    transport = _str(mail, "transport", mwhere, "maildir")
+    if transport != "maildir":
+        raise ConfigError(f"{mwhere}: transport {transport!r} is not supported (supported: maildir)")
+    mc = MailConfig(
+        address=address,
+        name=_str(mail, "name", mwhere, "Referee"),
+        transport=transport,
+        inbox=(base / _str(mail, "inbox", mwhere, "mail/inbox")).resolve(),
+        outbox=(base / _str(mail, "outbox", mwhere, "mail/outbox")).resolve(),
+        per_address=bool(mail.get("per_address", True)),
+    )
+
+    svc = _table(data, "service", where)
+    swhere = f"{where} [service]"
+    _unknown(svc, {"poll_seconds", "outbox_max_attempts", "log_level"}, swhere)
+    poll = svc.get("poll_seconds", 30)
+    if not isinstance(poll, (int, float)) or isinstance(poll, bool) or poll <= 0:
+        raise ConfigError(f"{swhere}: poll_seconds must be a positive number, got {poll!r}")
+    attempts = svc.get("outbox_max_attempts", 10)
+    if not isinstance(attempts, int) or isinstance(attempts, bool) or attempts < 1:
+        raise ConfigError(f"{swhere}: outbox_max_attempts must be a positive integer, got {attempts!r}")
+    level = str(svc.get("log_level", "INFO")).upper()
+    if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+        raise ConfigError(f"{swhere}: log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+    return ServiceConfig(path=path, database=database, secret=secret, mail=mc,
+                         poll_seconds=float(poll), outbox_max_attempts=attempts, log_level=level)
+
+
+def find_config(explicit: str | None) -> Path:
+    """``--config``, else ``$REFEREE_CONFIG``, else ``./referee.toml``."""
+    candidate = explicit or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME
+    path = Path(candidate)
+    if not path.exists():
+        hint = "" if explicit else " (run inside a folder made by `referee demo`, or pass --config FILE)"
+        raise ConfigError(f"{path}: configuration file not found{hint}")
+    return path
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+# ---------------------------------------------------------------------------- season files
+
+@dataclass
+class PlayerSpec:
+    key: str
+    name: str
+    email: str
+    timezone: str
+
+
+@dataclass
+class MatchSpec:
+    key: str
+    game: str
+    players: list[str]
+    starts_at: datetime
+    seed: int
+    seed_given: bool              # False: drawn at load time; a reload keeps the stored seed
+    steps: dict[str, float]       # step kind -> seconds
+    reminders: list[float]        # seconds before a deadline
+    options: dict[str, Any]
+
+
+@dataclass
+class SeasonSpec:
+    key: str
+    name: str
+    starting_chips: int
+    players: list[PlayerSpec]
+    matches: list[MatchSpec]
+
+
+def load_season(path: Path) -> SeasonSpec:
+    path = Path(path)
+    return parse_season(read_toml(path), str(path))
+
+
+def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
+    _unknown(data, {"season", "games", "players", "matches"}, where)
+    season = _table(data, "season", where)
+    swhere = f"{where} [season]"
+    _unknown(season, {"id", "name", "starting_chips", "start", "reminders", "phase_length"}, swhere)
+    key = _str(season, "id", swhere)
+    if not _KEY.match(key):
+        raise ConfigError(f"{swhere}: id {key!r} may use only letters, digits, '.', '_' and '-'")
+    chips = season.get("starting_chips", 100)
+    if not isinstance(chips, int) or isinstance(chips, bool) or chips < 0:
+        raise ConfigError(f"{swhere}: starting_chips must be a whole number >= 0, got {chips!r}")
+    season_start = parse_instant(season["start"], f"{swhere} start") if "start" in season else None
+    season_reminders = season.get("reminders", ["2h"])
+    season_phase = season.get("phase_length")
+
+    games = _table(data, "games", where)
+    for gname, gtable in games.items():
+        if gname not in GAMES:
+            raise ConfigError(f"{where} [games.{gname}]: unknown game (known: {', '.join(sorted(GAMES))})")
+        if not isinstance(gtable, dict):
+            raise ConfigError(f"{where} [games.{gname}] must be a table")
+        _unknown(gtable, {"steps", "reminders", "phase_length", "options"}, f"{where} [games.{gname}]")
+
+    raw_players = data.get("players", [])
+    if not isinstance(raw_players, list) or not raw_players:
+        raise ConfigError(f"{where}: at least one [[players]] entry is required")
+    players: list[PlayerSpec] = []
+    seen_keys: set[str] = set()
+    seen_emails: set[str] = set()
+    for i, p in enumerate(raw_players, 1):
+        pwhere = f"{where} [[players]] #{i}"
+        if not isinstance(p, dict):
+            raise ConfigError(f"{pwhere}: must be a table")
+        _unknown(p, {"id", "name", "email", "timezone"}, pwhere)
+        pkey = _str(p, "id", pwhere)
+        if not _KEY.match(pkey) or pkey in RESERVED_ACCOUNTS:
+            raise ConfigError(f"{pwhere}: id {pkey!r} must use letters, digits, '.', '_', '-' and not be LGT or SEASON")
+        pwhere = f"{where} player {pkey!r}"
+        if pkey in seen_keys:
+            raise ConfigError(f"{pwhere}: the id is used twice")
+        email = _str(p, "email", pwhere).lower()
+        if not _EMAIL.match(email):
+            raise ConfigError(f"{pwhere}: {email!r} is not an email address")
+        if email in seen_emails:
+            raise ConfigError(f"{pwhere}: email {email!r} is used by another player")
+        seen_keys.add(pkey)
+        seen_emails.add(email)
+        players.append(PlayerSpec(key=pkey, name=_str(p, "name", pwhere, pkey), email=email,
+                                  timezone=check_timezone(p.get("timezone", "UTC"), f"{pwhere} timezone")))
+
+    raw_matches = data.get("matches", [])
+    if not isinstance(raw_matches, list):
+        raise ConfigError(f"{where}: matches must be a list of [[matches]] tables")
+    matches: list[MatchSpec] = []
+    match_keys: set[str] = set()
+    for i, m in enumerate(raw_matches, 1):
+        mwhere = f"{where} [[matches]] #{i}"
+        if not isinstance(m, dict):
+            raise ConfigError(f"{mwhere}: must be a table")
+        _unknown(m, {"id", "game", "players", "start", "seed", "steps", "phase_length", "reminders", "options"}, mwhere)
+        mkey = _str(m, "id", mwhere)
+        if not _KEY.match(mkey):
+            raise ConfigError(f"{mwhere}: id {mkey!r} may use only letters, digits, '.', '_' and '-'")
+        mwhere = f"{where} match {mkey!r}"
+        if mkey in match_keys:
+            raise ConfigError(f"{mwhere}: the id is used twice")
+        match_keys.add(mkey)
+        gname = _str(m, "game", mwhere)
+        if gname not in GAMES:
+            raise ConfigError(f"{mwhere}: unknown game {gname!r} (known: {', '.join(sorted(GAMES))})")
+        game = GAMES[gname]
+        mplayers = m.get("players")
+        if not isinstance(mplayers, list) or not all(isinstance(x, str) for x in mplayers):
+            raise ConfigError(f"{mwhere}: players must be a list of player ids")
+        for pk in mplayers:
+            if pk not in seen_keys:
+                raise ConfigError(f"{mwhere}: player {pk!r} is not among the season's [[players]]")
+        if len(set(mplayers)) != len(mplayers):
+            raise ConfigError(f"{mwhere}: a player is listed twice")
+        if not game.min_players <= len(mplayers) <= game.max_players:
+            need = (str(game.min_players) if game.min_players == game.max_players
+                    else f"{game.min_players} to {game.max_players}")
+            raise ConfigError(f"{mwhere}: {game.title} needs {need} players, got {len(mplayers)}")
+        if "start" in m:
+            start = parse_instant(m["start"], f"{mwhere} start")
+        elif season_start is not None:
+            start = season_start
+        else:
+            raise ConfigError(f"{mwhere}: missing 'start' (or set start in [season])")
+        seed = m.get("seed")
+        seed_given = seed is not None
+        if seed is None:
+            seed = secrets.randbits(62)
+        elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+            raise ConfigError(f"{mwhere}: seed must be a whole number from 0 to 2^63-1, got {seed!r}")
+
+        gtable = games.get(gname, {})
+        steps: dict[str, float] = {kind: hours * 3600 for kind, hours in game.step_kinds.items()}
+        for source, swhere2 in ((season_phase, f"{swhere} phase_length"),
+                                (gtable.get("phase_length"), f"{where} [games.{gname}] phase_length"),
+                                (m.get("phase_length"), f"{mwhere} phase_length")):
+            if source is not None:
+                length = parse_duration(source, swhere2).total_seconds()
+                steps = {kind: length for kind in steps}
+        for table, twhere in ((gtable.get("steps", {}), f"{where} [games.{gname}.steps]"),
+                              (m.get("steps", {}), f"{mwhere} steps")):
+            if not isinstance(table, dict):
+                raise ConfigError(f"{twhere}: must be a table of step kind = duration")
+            for kind, value in table.items():
+                if kind not in steps:
+                    raise ConfigError(f"{twhere}: {gname} has no step kind {kind!r} "
+                                      f"(it has: {', '.join(sorted(steps))})")
+                steps[kind] = parse_duration(value, f"{twhere} {kind}").total_seconds()
+
+        reminders_raw = m.get("reminders", gtable.get("reminders", season_reminders))
+        if not isinstance(reminders_raw, list):
+            raise ConfigError(f"{mwhere}: reminders must be a list of durations such as [\"2h\", \"30m\"]")
+        reminders = sorted({parse_duration(r, f"{mwhere} reminders").total_seconds() for r in reminders_raw},
+                           reverse=True)
+        options = dict(gtable.get("options", {}))
+        options.update(m.get("options", {}))
+        matches.append(MatchSpec(key=mkey, game=gname, players=list(mplayers), starts_at=start, seed=seed,
+                                 seed_given=seed_given, steps=steps, reminders=reminders, options=options))
+
+    return SeasonSpec(key=key, name=_str(season, "name", swhere, key), starting_chips=chips,
+                      players=players, matches=matches)

@@ -1,0 +1,221 @@
+"""``referee demo``: a throwaway season in which two scripted players play a whole
+Stationary Roulette match by mail, on an accelerated clock.
+
+Everything goes through the real path: the referee delivers prompts into per-address
+Maildirs; the scripted players read them and reply like a mail client (quoting the
+original), into the referee's inbox Maildir, with delivery times on the virtual clock;
+``Referee.tick`` processes them and closes each round at its deadline. The script
+includes a Black roulette, a rejected bet that is then corrected, and a missed round.
+
+The folder keeps the database, ``referee.toml``, ``season.toml`` and every mail, so that
+``referee status`` and ``referee tick`` work when run inside it afterwards.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TextIO
+
+from referee.config import ConfigError, load_season, load_service_config, new_secret
+from referee.games import GAMES
+from referee.mail.client import Received, ScriptedClient
+from referee.mail.maildir import MaildirInbox, MaildirOutbox
+from referee.seasons import load_season as load_into_store
+from referee.service import Referee
+from referee.store.db import Store
+from referee.store.models import Match
+
+MARKER = "# referee demo folder"
+GAME = "stationary-roulette"
+ROUND = timedelta(hours=24)
+PLAYERS = {
+    "alice": ("Alice", "Europe/Berlin"),
+    "bob": ("Bob", "America/New_York"),
+}
+BLACK_ROUND = 3          # alice's roulette prepared in this round wins on Black
+REJECTED_BET_ROUND = 2   # bob's first bet this round names three colours and is rejected
+MISSED_ROUND = 5         # bob sends nothing this round
+
+
+def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
+    folder = prepare_folder(folder)
+    start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    write_files(folder, start, seed)
+    config = load_service_config(folder / "referee.toml")
+    store = Store(config.database)
+    store.migrate()
+    load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
+    referee = Referee(store, config, inbox=MaildirInbox(config.mail.inbox),
+                      outbox=MaildirOutbox(config.mail.outbox, per_address=True))
+    clients = {key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test",
+                                   config.mail.inbox) for key, (name, _tz) in PLAYERS.items()}
+    players = {key: ScriptedPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
+
+    print(f"referee demo in {folder}", file=out)
+    print(f"Stationary Roulette, alice vs bob, seed {seed}; one day of play per round, "
+          f"starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n", file=out)
+    referee.tick(start)
+    game = GAMES[GAME]
+    for round_no in range(11):
+        opened = start + round_no * ROUND
+        for offset, key in ((3, "alice"), (5, "bob")):
+            at = opened + timedelta(hours=offset)
+            if key == "bob" and round_no == MISSED_ROUND:
+                continue
+            player = players[key]
+            if key == "bob" and round_no == REJECTED_BET_ROUND:
+                player.send(round_no, at, illegal_bet=True)
+                referee.tick(at)
+                error = clients["bob"].latest()
+                print(f"  {error.subject}", file=out)
+                print(f"    {problem_line(error.text)}", file=out)
+                at += timedelta(hours=1)
+            player.send(round_no, at)
+            referee.tick(at)
+        referee.tick(opened + ROUND)  # the deadline: the round is settled, results mailed
+        with store.unit_of_work() as session:
+            match = session.query(Match).filter_by(key="demo-1").one()
+            public = game.view(match.state, None)
+        print(round_summary(public["history"][-1]), file=out)
+        if public["over"]:
+            break
+
+    with store.unit_of_work() as session:
+        match = session.query(Match).filter_by(key="demo-1").one()
+        print("\nFinal standings:", file=out)
+        for line in game.standings(match.state):
+            print(f"  {line}", file=out)
+        print(f"  {match.result['reason']}", file=out)
+    mails = sum(1 for p in (config.mail.outbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+    replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+    print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
+    print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
+    print(f"Try: cd {folder} && referee status", file=out)
+    store.dispose()
+    return 0
+
+
+class ScriptedPlayer:
+    """Reads its mail and answers the form it was sent, like a careful human would."""
+
+    def __init__(self, key: str, client: ScriptedClient, rng: random.Random):
+        self.key = key
+        self.client = client
+        self.rng = rng
+        self.uses = {"Gold": 0, "Silver": 0, "Black": 0}
+
+    def send(self, round_no: int, at: datetime, *, illegal_bet: bool = False) -> None:
+        prompt = self.latest_prompt()
+        asked = {line.strip().upper() for line in prompt.text.splitlines()}
+        parts = []
+        if "ROULETTE" in asked and not illegal_bet:
+            parts.append(self.roulette(round_no))
+        if "BET" in asked:
+            parts.append(self.bet(illegal=illegal_bet))
+        text = "Hi referee,\n\n" + "\n\n".join(parts) + "\n\nThanks!\n-- \n" + self.key.title()
+        self.client.reply(prompt, text, at)
+
+    def latest_prompt(self) -> Received:
+        mails = [m for m in self.client.all() if "ROULETTE" in m.text or "BET" in m.text]
+        return mails[-1]
+
+    def roulette(self, round_no: int) -> str:
+        if self.key == "alice" and round_no == BLACK_ROUND:
+            colour = "Black"
+        else:
+            colour = self.rng.choice([c for c in ("Gold", "Silver") if self.uses[c] < 5])
+        self.uses[colour] += 1
+        gold = self.rng.randint(25, 35)
+        return f"ROULETTE\nWinning colour: {colour}\nGold: {gold}\nSilver: {40 - gold}\nBlack: 0"
+
+    def bet(self, *, illegal: bool = False) -> str:
+        if illegal:
+            return "BET\nGold: 20\nSilver: 10\nBlack: 10"
+        if self.rng.random() < 0.25:
+            colour = self.rng.choice(["Gold", "Silver"])
+            return f"BET\n{colour}: 40"
+        first, second = self.rng.sample(["Gold", "Silver", "Black"], 2)
+        a = self.rng.randint(5, 35)
+        return f"BET\n{first}: {a}\n{second}: {40 - a}"
+
+
+def round_summary(entry: dict) -> str:
+    lines = [f"{entry['title']}:"]
+    for r in entry["roulettes"]:
+        bet = ", ".join(f"{c} {n}" for c, n in r["bet"].items() if n) or "nothing"
+        extra = " (no bet sent)" if r["bet_missed"] else ""
+        bonus = f", bonus +{r['bonus']['points']} to {r['bonus']['to']}" if r["bonus"] else ""
+        lines.append(f"  {r['bettor']} bet {bet}{extra} on {r['preparer']}'s roulette -> {r['winning']}; "
+                     f"points {', '.join(f'{p} +{n}' for p, n in r['earned'].items())}{bonus}")
+    for p, missed in entry["missed"].items():
+        if missed:
+            lines.append(f"  {p} missed the deadline: no {' and no '.join(missed)}")
+    for pay in entry["payments"]:
+        lines.append(f"  {pay['from']} pays {pay['paid']} chips to {pay['to']} ({pay['reason']})")
+    lines.append("  totals: " + "; ".join(f"{p} {entry['points'][p]} points, {entry['chips'][p]} chips"
+                                          for p in entry["points"]))
+    return "\n".join(lines)
+
+
+def problem_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("Problem:"):
+            return line
+    return text.splitlines()[0] if text else ""
+
+
+def prepare_folder(folder: Path) -> Path:
+    folder = folder.resolve()
+    config = folder / "referee.toml"
+    if folder.exists() and any(folder.iterdir()):
+        if not (config.exists() and config.read_text().startswith(MARKER)):
+            raise ConfigError(f"{folder} is not empty and is not a demo folder; choose another --dir")
+        for name in ("referee.db", "referee.db-wal", "referee.db-shm", "season.toml", "referee.toml"):
+            (folder / name).unlink(missing_ok=True)
+        shutil.rmtree(folder / "mail", ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def write_files(folder: Path, start: datetime, seed: int) -> None:
+    (folder / "referee.toml").write_text(f"""{MARKER}: `referee demo` may wipe and rewrite it
+database = "sqlite:///referee.db"
+secret = "{new_secret()}"
+
+[mail]
+address = "referee@demo.test"
+name = "Referee (demo)"
+transport = "maildir"
+inbox = "mail/inbox"
+outbox = "mail/outbox"
+per_address = true
+
+[service]
+poll_seconds = 5
+""")
+    players = "\n".join(f"""[[players]]
+id = "{key}"
+name = "{name}"
+email = "{key}@demo.test"
+timezone = "{tz}"
+""" for key, (name, tz) in PLAYERS.items())
+    (folder / "season.toml").write_text(f"""# written by `referee demo`
+[season]
+id = "demo"
+name = "Demo season"
+starting_chips = 200
+
+{players}
+[[matches]]
+id = "demo-1"
+game = "{GAME}"
+players = ["alice", "bob"]
+start = {start:%Y-%m-%dT%H:%M:%SZ}
+seed = {seed}
+phase_length = "24h"
+reminders = ["2h"]
+""")

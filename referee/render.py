@@ -1,0 +1,65 @@
+"""Jinja2 templates for mail (plain text) and, later, archive pages (HTML).
+
+Templates live in ``templates/`` at the top of the checkout; a wheel ships them as the
+package data ``referee/templates``. StrictUndefined everywhere: a template that names a
+missing variable fails loudly in tests instead of mailing a blank to a player.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
+
+
+def template_dir() -> Path:
+    """The templates folder of an installed wheel, else of the checkout."""
+    try:
+        installed = Path(str(resources.files("referee.templates")))
+        if (installed / "mail").is_dir():
+            return installed
+    except (ModuleNotFoundError, TypeError):
+        pass
+    checkout = Path(__file__).resolve().parent.parent / "templates"
+    if (checkout / "mail").is_dir():
+        return checkout
+    raise RuntimeError("referee templates not found: reinstall the package (pip install .)")
+
+
+@cache
+def environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(str(template_dir())),
+        undefined=StrictUndefined,
+        autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@dataclass(frozen=True)
+class RenderedMail:
+    subject: str
+    text: str
+
+
+def render_mail(game: str, name: str, context: dict[str, Any]) -> RenderedMail:
+    """Render ``mail/<game>/<name>.txt``, else ``mail/common/<name>.txt``.
+
+    A mail template's first line is ``Subject: ...``; the body follows a blank line.
+    """
+    env = environment()
+    try:
+        template = env.get_template(f"mail/{game}/{name}.txt")
+    except TemplateNotFound:
+        template = env.get_template(f"mail/common/{name}.txt")
+    rendered = template.render(**context)
+    head, _, body = rendered.partition("\n")
+    if not head.startswith("Subject:"):
+        raise ValueError(f"template {template.name} must start with a 'Subject:' line")
+    return RenderedMail(subject=head[len("Subject:"):].strip(), text=body.lstrip("\n").rstrip() + "\n")

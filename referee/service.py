@@ -1,0 +1,565 @@
+"""The one place that joins rules, mail and storage.
+
+Every change to a match happens inside one unit of work that also writes its events,
+its ledger entries and the mail it causes (into the outbox). Nothing here reads the
+clock: every entry point takes ``now``; every effect is stamped with the instant it
+belongs to (a mail's arrival time, a step's deadline), never with when we got to it.
+
+Flow of one mail (``tick``):  maildir new/ -> ``ingest`` (inbound row committed, then the
+file moves to cur/) -> ``process_inbound`` (guards, sender check, parse, apply; receipt
+or error into the outbox; inbound row marked, all in one transaction) -> ``flush_outbox``.
+
+Flow of a deadline: ``close_due`` (apply_timeout, events, ledger, results mails, next
+step opened at the deadline, so the schedule never drifts) -> ``flush_outbox``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Protocol
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm.exc import StaleDataError
+
+from referee.config import ServiceConfig
+from referee.games import GAMES
+from referee.games.base import Game, ParseError, State
+from referee.mail import guards, tokens
+from referee.mail.compose import compose, make_message_id
+from referee.mail.parse import Inbound as InboundMail
+from referee.mail.parse import parse_message
+from referee.render import render_mail
+from referee.store.db import Store
+from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox, Player, Seat
+from referee.timefmt import duration, iso, local_time
+
+log = logging.getLogger("referee")
+
+BATCH = 200
+RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
+
+
+class InboxTransport(Protocol):
+    def pending(self) -> list[Any]: ...
+    def read(self, item: Any) -> bytes: ...
+    def mark_processed(self, item: Any) -> None: ...
+
+
+class OutboxTransport(Protocol):
+    def deliver(self, recipient: str, data: bytes, key: str) -> Any: ...
+
+
+@dataclass
+class TickReport:
+    ingested: int = 0
+    started: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    ignored: int = 0
+    failed: int = 0
+    closed: int = 0
+    reminders: int = 0
+    sent: int = 0
+    send_errors: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def merge(self, other: TickReport) -> None:
+        for name, value in asdict(other).items():
+            if name == "notes":
+                self.notes.extend(value)
+            else:
+                setattr(self, name, getattr(self, name) + value)
+
+    def summary(self) -> str:
+        parts = [f"{name} {value}" for name, value in asdict(self).items() if name != "notes" and value]
+        return ", ".join(parts) or "nothing to do"
+
+
+def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
+    """Rebuild a match's state from its seed, options and event log."""
+    players = [seat.player.key for seat in match.seats]
+    state = game.initial_state(match.seed, players, match.options)
+    for ev in events:
+        if ev.kind == "move":
+            state = game.apply_move(state, ev.player, ev.payload["move"]).state
+        elif ev.kind == "timeout":
+            state = game.apply_timeout(state)
+    return state
+
+
+class Referee:
+    def __init__(self, store: Store, config: ServiceConfig, inbox: InboxTransport | None = None,
+                 outbox: OutboxTransport | None = None):
+        self.store = store
+        self.config = config
+        self.inbox = inbox
+        self.outbox = outbox
+        self.own_addresses = (config.mail.address,)
+        self.steps_closed = 0   # counts every close, also those a late-processed mail triggers
+        self.loop_value = config.mail.domain
+
+    # ------------------------------------------------------------------ the whole cycle
+
+    def tick(self, now: datetime) -> TickReport:
+        """Everything due as of ``now``, in order: mail in, starts, moves, deadlines, reminders, mail out."""
+        report = TickReport()
+        closed_before = self.steps_closed
+        report.ingested = self.ingest(now)
+        report.started = self.start_due(now)
+        report.merge(self.process_inbound(now))
+        self.close_due(now)
+        report.closed = self.steps_closed - closed_before
+        report.reminders = self.send_reminders(now)
+        sent, errors = self.flush_outbox(now)
+        report.sent, report.send_errors = sent, errors
+        return report
+
+    # ------------------------------------------------------------------ inbound
+
+    def ingest(self, now: datetime) -> int:
+        """Copy delivered mail into the database, then mark the files processed.
+
+        The commit comes first: a crash in between leaves the file in new/, and the next
+        ingest finds its Message-ID already stored and only moves it.
+        """
+        if self.inbox is None:
+            return 0
+        items = [item for item in self.inbox.pending() if item.delivered_at <= now]
+        count = 0
+        for start in range(0, len(items), BATCH):
+            chunk = items[start:start + BATCH]
+            with self.store.unit_of_work() as session:
+                for item in chunk:
+                    raw = self.inbox.read(item)
+                    key = message_key(raw)
+                    exists = session.scalar(select(Inbound.id).where(Inbound.message_key == key))
+                    if exists is not None:
+                        log.info("inbound %s: duplicate of stored message %s, not stored again", item.key, exists)
+                        continue
+                    session.add(Inbound(message_key=key, source=item.key, raw=raw,
+                                        received_at=item.delivered_at, status="pending"))
+                    session.flush()
+                    count += 1
+            for item in chunk:
+                self.inbox.mark_processed(item)
+        return count
+
+    def process_inbound(self, now: datetime) -> TickReport:
+        report = TickReport()
+        while True:
+            with self.store.unit_of_work() as session:
+                rows = session.scalars(
+                    select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
+                    .order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
+                if not rows:
+                    return report
+                for row in rows:
+                    try:
+                        with session.begin_nested():
+                            status = self._handle_inbound(session, row, now)
+                    except (StaleDataError, IntegrityError):
+                        raise  # another process got there first: roll back the batch, retry next tick
+                    except Exception as exc:  # a bug must never lose the mail or stop the service
+                        log.exception("inbound %s (%s): processing failed", row.id, row.message_key)
+                        status = "failed"
+                        row.status, row.note, row.processed_at = "failed", f"internal error: {exc!r}"[:2000], now
+                    setattr(report, status, getattr(report, status) + 1)
+
+    def _handle_inbound(self, session: Session, row: Inbound, now: datetime) -> str:
+        mail = parse_message(row.raw)
+        why = guards.automated_reason(mail.message, self.own_addresses, self.loop_value)
+        if why:
+            return self._finish(row, "ignored", f"not answered: {why}", now)
+
+        seat = self._authenticate(session, mail)
+        if isinstance(seat, str):
+            return self._unauthenticated(session, row, mail, seat, now)
+        match, player = seat.match, seat.player
+        row.match_id, row.player_id = match.id, player.id
+        game = GAMES[match.game]
+
+        # Timeliness is judged by arrival: close every deadline that passed before this mail came.
+        self._close_until(session, match, row.received_at)
+        if match.status != "running":
+            return self._reject(session, row, mail, match, player, now,
+                                reason="This match is over; nothing more can be submitted.", line=None)
+
+        late = self._late_reply(session, mail, match)
+        if late is not None:
+            return self._reject(session, row, mail, match, player, now, line=None, reason=late)
+
+        state = match.state
+        try:
+            moves = game.parse(state, player.key, mail.body)
+        except ParseError as exc:
+            return self._reject(session, row, mail, match, player, now, reason=exc.reason, line=exc.line)
+
+        if not moves:
+            return self._reject(session, row, mail, match, player, now,
+                                reason="Your mail contains no move.", line=None)
+        # A mail is all or nothing: every move in it is accepted, or none is recorded -- except
+        # where the rules punish a well-formed illegal move: the penalty stands (with the moves
+        # before it, on which it was computed).
+        step_before = match.step_key
+        logged: list[dict[str, Any]] = []
+        for move in moves:
+            applied = game.apply_move(state, player.key, move)
+            if applied.changed:
+                state = applied.state
+                logged.append({"move": move, "accepted": applied.accepted})
+            if not applied.accepted:
+                if applied.changed:
+                    self._record_moves(session, match, game, player, logged, state, row)
+                return self._reject(session, row, mail, match, player, now, line=None, penalised=applied.changed,
+                                    reason=applied.reason or "That move is not allowed now.")
+        self._record_moves(session, match, game, player, logged, state, row)
+        self._mail_player(session, "receipt", match, player, dedupe=f"receipt:{row.message_key}",
+                          reply_to_mail=mail, at=now)
+        if match.step_key != step_before:
+            self._announce_step(session, match, row.received_at)
+        return self._finish(row, "accepted", f"{len(logged)} move(s) for {match.key}", now)
+
+    def _record_moves(self, session: Session, match: Match, game: Game, player: Player,
+                      logged: list[dict[str, Any]], state: State, row: Inbound) -> None:
+        for payload in logged:
+            self._log_event(session, match, "move", player.key, payload, row.received_at, inbound_id=row.id)
+        self._save_state(session, match, game, state, row.received_at)
+
+    def _authenticate(self, session: Session, mail: InboundMail) -> Seat | str:
+        """The seat a mail speaks for, or why not: a valid token AND the registered From."""
+        token = tokens.token_from_addresses(mail.to_addrs, self.config.mail.local, self.config.mail.domain)
+        if token is None:
+            return "no-token"
+        parts = tokens.split_token(token)
+        seat = session.get(Seat, parts[0]) if parts else None
+        if seat is None or not tokens.verify_token(self.config.secret, token, seat.match.key, seat.player.key):
+            return "bad-token"
+        if mail.from_addr != seat.player.email:
+            return f"spoof:{seat.id}"
+        return seat
+
+    def _unauthenticated(self, session: Session, row: Inbound, mail: InboundMail, why: str,
+                         now: datetime) -> str:
+        """Never obey, never answer a stranger; tell a registered player what went wrong."""
+        if why.startswith("spoof:"):
+            seat = session.get(Seat, int(why.split(":")[1]))
+            log.warning("inbound %s: From %s is not the registered address of %s in %s; ignored",
+                        row.id, mail.from_addr, seat.player.key, seat.match.key)
+            self._mail_player(session, "spoof", seat.match, seat.player, dedupe=f"spoof:{row.message_key}",
+                              at=now, extra={"sender": mail.from_addr, "received": row.received_at})
+            row.match_id = seat.match_id
+            return self._finish(row, "rejected", f"sender {mail.from_addr} is not the seat's registered address", now)
+        players = session.scalars(select(Player).where(Player.email == mail.from_addr)).all()
+        if not players:
+            log.warning("inbound %s: %s from unknown sender %s; dropped", row.id, why, mail.from_addr)
+            return self._finish(row, "ignored", f"{why}; unknown sender {mail.from_addr}, not answered", now)
+        player = players[0]
+        seats = session.scalars(select(Seat).join(Match).where(
+            Seat.player_id.in_([p.id for p in players]), Match.status == "running")).all()
+        # match=None: this answer must carry no match's reply address, or a reply to it could
+        # land in the wrong match of a player who plays several.
+        self._mail_player(session, "unaddressed", None, player,
+                          dedupe=f"unaddressed:{row.message_key}", reply_to_mail=mail, at=now,
+                          extra={"running": [s.match.key for s in seats]})
+        return self._finish(row, "rejected", f"{why}: sent to a plain address, not a match's reply address", now)
+
+    def _late_reply(self, session: Session, mail: InboundMail, match: Match) -> str | None:
+        """A reply to one of our mails about a step that has closed since is not moved to the next step."""
+        ids = [i for i in (mail.in_reply_to, *reversed(mail.references)) if i]
+        if not ids:
+            return None
+        step = session.scalar(select(Outbox.step_key).where(Outbox.message_id.in_(ids), Outbox.match_id == match.id,
+                                                            Outbox.step_key.is_not(None)).order_by(Outbox.id.desc()).limit(1))
+        if step is None or step == match.step_key:
+            return None
+        closed = session.scalars(select(Event).where(Event.match_id == match.id, Event.kind == "timeout",
+                                                     Event.step_key == step)).first()
+        if closed is None:
+            return None
+        title = closed.payload.get("title") or step
+        now_open = GAMES[match.game].step(match.state)
+        return (f"Your mail answers our mail about {title}, which closed at its deadline, "
+                f"{iso(closed.at)}, before your mail arrived; so nothing in it was recorded. "
+                f"{now_open.title if now_open else 'The next step'} is open now: use the form below.")
+
+    def _reject(self, session: Session, row: Inbound, mail: InboundMail, match: Match, player: Player,
+                now: datetime, *, reason: str, line: str | None, penalised: bool = False) -> str:
+        self._mail_player(session, "error", match, player, dedupe=f"error:{row.message_key}", reply_to_mail=mail,
+                          at=now, extra={"error": {"reason": reason, "line": line, "penalised": penalised},
+                                         "quoted": mail.body})
+        log.info("inbound %s for %s/%s rejected: %s", row.id, match.key, player.key, reason)
+        return self._finish(row, "rejected", reason, now)
+
+    @staticmethod
+    def _finish(row: Inbound, status: str, note: str, now: datetime) -> str:
+        row.status, row.note, row.processed_at = status, note[:2000], now
+        return status
+
+    # ------------------------------------------------------------------ starting and closing steps
+
+    def start_due(self, now: datetime) -> int:
+        started = 0
+        while True:
+            with self.store.unit_of_work() as session:
+                matches = session.scalars(select(Match).where(Match.status == "scheduled", Match.starts_at <= now)
+                                          .order_by(Match.starts_at, Match.id).limit(BATCH)).all()
+                if not matches:
+                    return started
+                for match in matches:
+                    self._start(session, match)
+                    started += 1
+
+    def _start(self, session: Session, match: Match) -> None:
+        game = GAMES[match.game]
+        players = [seat.player.key for seat in match.seats]
+        options = dict(match.options)
+        if "chips" not in options:
+            options["chips"] = {p: self._balance(session, match.season_id, p) for p in players}
+        match.options = options
+        state = game.initial_state(match.seed, players, options)
+        match.status = "running"
+        self._log_event(session, match, "start", None, {"options": options}, match.starts_at)
+        self._save_state(session, match, game, state, match.starts_at)
+        log.info("match %s started at %s", match.key, iso(match.starts_at))
+        self._announce_step(session, match, match.starts_at, first=True)
+
+    def close_due(self, now: datetime, match_id: int | None = None) -> int:
+        """Close every step whose deadline has passed as of ``now`` (idempotent)."""
+        closed = 0
+        broken: set[int] = set()
+        while True:
+            with self.store.unit_of_work() as session:
+                query = select(Match).where(Match.status == "running", Match.deadline <= now)
+                if match_id is not None:
+                    query = query.where(Match.id == match_id)
+                if broken:
+                    query = query.where(Match.id.not_in(broken))
+                matches = session.scalars(query.order_by(Match.deadline, Match.id).limit(BATCH)
+                                          .options(selectinload(Match.seats).selectinload(Seat.player))).all()
+                if not matches:
+                    return closed
+                for match in matches:
+                    try:
+                        with session.begin_nested():
+                            closed += self._close_until(session, match, now)
+                    except (StaleDataError, IntegrityError):
+                        raise  # another process closed it first: roll back, the next tick re-checks
+                    except Exception:
+                        log.exception("match %s: closing %s failed; left open", match.key, match.step_key)
+                        broken.add(match.id)
+
+    def _close_until(self, session: Session, match: Match, until: datetime) -> int:
+        """Close every step whose deadline is at or before ``until``.
+
+        A step closes at its deadline, so a mail that arrives exactly then is late.
+        """
+        closed = 0
+        while match.status == "running" and match.deadline is not None and match.deadline <= until:
+            self._close_step(session, match)
+            closed += 1
+        return closed
+
+    def _close_step(self, session: Session, match: Match) -> None:
+        game = GAMES[match.game]
+        at = match.deadline
+        step_key = match.step_key
+        step = game.step(match.state)
+        missing = game.awaiting(match.state)
+        state = game.apply_timeout(match.state)
+        self._log_event(session, match, "timeout", None, {"missing": list(missing), "title": step.title},
+                        at, step_key=step_key)
+        self._save_state(session, match, game, state, at)
+        log.info("match %s: %s closed at its deadline %s%s", match.key, step_key, iso(at),
+                 f" (no submission from {', '.join(missing)})" if missing else "")
+        self._announce_step(session, match, at)
+        self.steps_closed += 1
+
+    def _save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
+        """Store the new state, copy new chip movements into the ledger, and (re)open the step."""
+        old = match.state or {"transfers": []}
+        for seq, t in enumerate(state["transfers"][len(old["transfers"]):], start=len(old["transfers"])):
+            session.add(LedgerEntry(season_id=match.season_id, match_id=match.id, seq=seq, from_account=t["from"],
+                                    to_account=t["to"], amount=t["amount"], reason=t["reason"],
+                                    step_key=t.get("step"), at=at))
+        match.state = state
+        step = game.step(state)
+        if step is None:
+            if match.status != "finished":
+                result = game.result(state)
+                match.status, match.finished_at = "finished", at
+                match.result = asdict(result) if result else None
+                match.step_key = match.step_kind = match.deadline = match.remind_at = None
+                log.info("match %s finished at %s: %s", match.key, iso(at), result.reason if result else "")
+            return
+        if step.key != match.step_key:
+            match.step_key, match.step_kind, match.step_opened_at = step.key, step.kind, at
+            match.deadline = at + timedelta(seconds=match.timing["steps"][step.kind])
+            match.remind_at = next_reminder(match, after=at)
+
+    def _announce_step(self, session: Session, match: Match, at: datetime, *, first: bool = False) -> None:
+        """The mail every player gets when a step opens: what happened, what to do now, by when.
+
+        The first one of a match starts each player's mail thread for it.
+        """
+        step = match.step_key or "final"
+        for seat in match.seats:
+            self._mail_player(session, "step", match, seat.player, dedupe=f"step:{match.key}:{step}:{seat.player.key}",
+                              at=at, thread_root=first)
+
+    # ------------------------------------------------------------------ reminders
+
+    def send_reminders(self, now: datetime) -> int:
+        sent = 0
+        while True:
+            with self.store.unit_of_work() as session:
+                matches = session.scalars(select(Match).where(Match.status == "running", Match.remind_at <= now,
+                                                              Match.deadline > now)
+                                          .order_by(Match.remind_at).limit(BATCH)).all()
+                if not matches:
+                    return sent
+                for match in matches:
+                    game = GAMES[match.game]
+                    offset = int((match.deadline - match.remind_at).total_seconds())
+                    for seat in match.seats:
+                        if seat.player.key in game.awaiting(match.state):
+                            self._mail_player(session, "reminder", match, seat.player, at=now,
+                                              dedupe=f"reminder:{match.key}:{match.step_key}:{seat.player.key}:{offset}",
+                                              extra={"left": duration(match.deadline - now)})
+                            sent += 1
+                    match.remind_at = next_reminder(match, after=now)
+
+    # ------------------------------------------------------------------ outbound
+
+    def flush_outbox(self, now: datetime) -> tuple[int, int]:
+        """Deliver due outbox mail; failures are retried with growing delays, then marked failed."""
+        if self.outbox is None:
+            return 0, 0
+        sent = errors = 0
+        while True:
+            with self.store.unit_of_work() as session:
+                rows = session.scalars(select(Outbox).where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
+                                       .order_by(Outbox.id).limit(BATCH)).all()
+                if not rows:
+                    return sent, errors
+                for row in rows:
+                    row.attempts += 1
+                    try:
+                        self.outbox.deliver(row.to_addr, row.message, row.dedupe_key)
+                    except Exception as exc:
+                        errors += 1
+                        row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
+                        if row.attempts >= self.config.outbox_max_attempts:
+                            row.status = "failed"
+                            log.error("outbox %s to %s: giving up after %d attempts: %s", row.id, row.to_addr,
+                                      row.attempts, row.last_error)
+                        else:
+                            delay = RETRY_DELAYS[min(row.attempts - 1, len(RETRY_DELAYS) - 1)]
+                            row.next_attempt_at = now + timedelta(seconds=delay)
+                            log.warning("outbox %s to %s: attempt %d failed (%s); retry at %s", row.id, row.to_addr,
+                                        row.attempts, row.last_error, iso(row.next_attempt_at))
+                        continue
+                    row.status, row.sent_at = "sent", now
+                    sent += 1
+
+    # ------------------------------------------------------------------ composing mail
+
+    def _mail_player(self, session: Session, kind: str, match: Match | None, player: Player, *, dedupe: str,
+                     at: datetime, reply_to_mail: InboundMail | None = None,
+                     extra: dict[str, Any] | None = None, thread_root: bool = False) -> None:
+        if session.scalar(select(Outbox.id).where(Outbox.dedupe_key == dedupe)) is not None:
+            return  # already written once: every step is idempotent
+        context = self._context(match, player)
+        context.update(extra or {})
+        game_name = match.game if match is not None else "common"
+        rendered = render_mail(game_name, kind, context)
+        domain = self.config.mail.domain
+        message_id = make_message_id(dedupe, domain)
+        references: list[str] = []
+        if match is not None:
+            root = make_message_id(f"thread:{match.key}:{player.key}", domain)
+            if thread_root:
+                message_id = root
+            else:
+                references.append(root)
+        in_reply_to = None
+        if reply_to_mail is not None:
+            in_reply_to = reply_to_mail.message_id
+            references.extend(r for r in reply_to_mail.references if r not in references)
+            references.append(reply_to_mail.message_id)
+        data = compose(
+            from_addr=self.config.mail.address, from_name=self.config.mail.name,
+            to_addr=player.email, to_name=player.name, reply_to=context.get("reply_to"),
+            subject=rendered.subject, text=rendered.text, message_id=message_id, date=at,
+            in_reply_to=in_reply_to, references=references,
+            auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
+            loop_value=self.loop_value)
+        session.add(Outbox(dedupe_key=dedupe, message_id=message_id, kind=kind,
+                           match_id=match.id if match else None, step_key=match.step_key if match else None,
+                           to_addr=player.email, message=data, status="pending", attempts=0,
+                           next_attempt_at=at, created_at=at))
+
+    def _context(self, match: Match | None, player: Player) -> dict[str, Any]:
+        ctx: dict[str, Any] = {"player": person(player), "match": None, "opponent": None, "players": [],
+                               "view": None, "form": None, "step": None, "deadline": None, "result": None,
+                               "reply_to": None}
+        if match is None:
+            return ctx
+        game = GAMES[match.game]
+        seat = next(s for s in match.seats if s.player_id == player.id)
+        others = [person(s.player) for s in match.seats if s.player_id != player.id]
+        state = match.state
+        step = game.step(state) if state is not None else None
+        token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
+        ctx.update({
+            "match": {"id": match.key, "title": game.title, "game": game.name, "season": match.season.name},
+            "opponent": others[0] if len(others) == 1 else None,
+            "players": [person(s.player) for s in match.seats],
+            "view": game.view(state, player.key) if state is not None else None,
+            "form": game.form(state, player.key) if step is not None else None,
+            "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
+            "deadline": local_time(match.deadline, player.timezone) if step and match.deadline else None,
+            "result": match.result if match.status == "finished" else None,
+            "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
+        })
+        return ctx
+
+    def _log_event(self, session: Session, match: Match, kind: str, player: str | None, payload: dict[str, Any],
+                   at: datetime, *, step_key: str | None = None, inbound_id: int | None = None) -> None:
+        seq = (session.scalar(select(func.max(Event.seq)).where(Event.match_id == match.id)) or 0) + 1
+        session.add(Event(match_id=match.id, seq=seq, kind=kind, player=player, payload=payload, at=at,
+                          step_key=step_key or match.step_key, inbound_id=inbound_id))
+
+    def _balance(self, session: Session, season_id: int, account: str) -> int:
+        incoming = session.scalar(select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+            LedgerEntry.season_id == season_id, LedgerEntry.to_account == account))
+        outgoing = session.scalar(select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+            LedgerEntry.season_id == season_id, LedgerEntry.from_account == account))
+        return int(incoming) - int(outgoing)
+
+
+# ---------------------------------------------------------------------- helpers
+
+def message_key(raw: bytes) -> str:
+    """The idempotency key of an inbound mail: its Message-ID, else a hash of its bytes."""
+    return parse_message(raw).message_id
+
+
+def person(player: Player) -> dict[str, str]:
+    return {"id": player.key, "name": player.name, "email": player.email, "timezone": player.timezone}
+
+
+def next_reminder(match: Match, *, after: datetime) -> datetime | None:
+    """The earliest reminder instant for the open step that is still ahead of ``after``."""
+    if match.deadline is None:
+        return None
+    for offset in sorted(match.timing.get("reminders", []), reverse=True):
+        at = match.deadline - timedelta(seconds=offset)
+        if at > after and at > (match.step_opened_at or after):
+            return at
+    return None
+

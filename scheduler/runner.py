@@ -1,0 +1,112 @@
+"""The long-running service: APScheduler 3 on asyncio.
+
+* ``poll`` (every ``poll_seconds``): the whole cycle -- inbound, starts, deadlines,
+  reminders, outbox. It is also the safety net: whatever a missed job would have done,
+  the next poll does.
+* ``due:<instant>``: one job per distinct upcoming deadline, reminder or start time. It
+  runs the same cycle at that instant, so a deadline closes on time even with a long poll.
+* After every run the jobs are reconciled with the database, and on start-up the first
+  poll processes everything that fell due while the service was down, judging mail by
+  its arrival time.
+
+Database work runs in a worker thread, one job at a time (a lock), so jobs never
+interleave and the event loop stays responsive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from sqlalchemy import select, union
+
+from referee.service import Referee, TickReport
+from referee.store.models import Match
+
+log = logging.getLogger("referee.scheduler")
+
+RECONCILE_LIMIT = 500   # distinct upcoming instants kept as jobs; later ones are added as time moves on
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def upcoming_instants(referee: Referee, after: datetime, limit: int = RECONCILE_LIMIT) -> list[datetime]:
+    """Distinct future instants at which something falls due (deadlines, reminders, starts)."""
+    running = Match.status == "running"
+    query = union(
+        select(Match.deadline.label("at")).where(running, Match.deadline > after),
+        select(Match.remind_at.label("at")).where(running, Match.remind_at > after),
+        select(Match.starts_at.label("at")).where(Match.status == "scheduled", Match.starts_at > after),
+    ).subquery()
+    with referee.store.unit_of_work() as session:
+        rows = session.execute(select(query.c.at).order_by(query.c.at).limit(limit)).scalars().all()
+    return [r if r.tzinfo else r.replace(tzinfo=timezone.utc) for r in rows]
+
+
+class ServiceRunner:
+    def __init__(self, referee: Referee, *, poll_seconds: float, clock: Callable[[], datetime] = utcnow):
+        self.referee = referee
+        self.poll_seconds = poll_seconds
+        self.clock = clock
+        self.scheduler = AsyncIOScheduler(timezone=timezone.utc, job_defaults={
+            "coalesce": True, "max_instances": 1, "misfire_grace_time": None})
+        self._lock = asyncio.Lock()
+        self._stopped = asyncio.Event()
+
+    async def cycle(self, reason: str) -> TickReport | None:
+        """Run one whole cycle in a worker thread; never lets an error kill the service."""
+        async with self._lock:
+            now = self.clock()
+            try:
+                report = await asyncio.to_thread(self.referee.tick, now)
+            except Exception:
+                log.exception("cycle (%s) at %s failed; the next poll retries", reason, now.isoformat())
+                return None
+            if report.summary() != "nothing to do":
+                log.info("cycle (%s): %s", reason, report.summary())
+            await self.reconcile()
+            return report
+
+    async def reconcile(self) -> None:
+        now = self.clock()
+        try:
+            instants = await asyncio.to_thread(upcoming_instants, self.referee, now)
+        except Exception:
+            log.exception("reconciling jobs failed; polling continues")
+            return
+        wanted = {f"due:{at.isoformat()}": at for at in instants}
+        for job in self.scheduler.get_jobs():
+            if job.id.startswith("due:") and job.id not in wanted:
+                job.remove()
+        for job_id, at in wanted.items():
+            if self.scheduler.get_job(job_id) is None:
+                self.scheduler.add_job(self.cycle, DateTrigger(run_date=at), args=[job_id], id=job_id)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self.stop)
+            except (NotImplementedError, RuntimeError):  # pragma: no cover - non-main thread / Windows
+                pass
+        self.scheduler.add_job(self.cycle, IntervalTrigger(seconds=self.poll_seconds), args=["poll"], id="poll",
+                               next_run_time=self.clock())
+        self.scheduler.start()
+        log.info("referee running: polling every %ss", self.poll_seconds)
+        await self._stopped.wait()
+        self.scheduler.shutdown(wait=False)
+        async with self._lock:  # let a running cycle finish its transaction
+            pass
+        log.info("referee stopped")
+
+    def stop(self) -> None:
+        log.info("stop requested")
+        self._stopped.set()
