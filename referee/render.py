@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +16,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFo
 
 
 def template_dir() -> Path:
-    """The templates folder of an installed wheel, else of the checkout."""
-    try:
-        installed = Path(str(resources.files("referee.templates")))
-        if (installed / "mail").is_dir():
-            return installed
-    except (ModuleNotFoundError, TypeError):
-        pass
-    checkout = Path(__file__).resolve().parent.parent / "templates"
-    if (checkout / "mail").is_dir():
-        return checkout
+    """The templates folder of an installed wheel (``referee/templates``), else of the checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "mail").is_dir():
+            return candidate
     raise RuntimeError("referee templates not found: reinstall the package (pip install .)")
 
 

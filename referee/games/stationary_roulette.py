@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from referee.games.base import (
     HOUSE,
@@ -178,10 +179,10 @@ def lead_chips(lead: int) -> int:
 
 @dataclass(frozen=True)
 class RouletteScore:
-    preparer_points: int      # points on the winning colour, bonus excluded
+    preparer_points: int  # points on the winning colour, bonus excluded
     bettor_points: int
-    bonus_to: str | None      # "preparer", "bettor" or None
-    take: int                 # chips the preparer takes from the bettor (Black only)
+    bonus_to: str | None  # "preparer", "bettor" or None
+    take: int  # chips the preparer takes from the bettor (Black only)
 
 
 def score_roulette(roulette: dict[str, Any], bet: dict[str, int]) -> RouletteScore:
@@ -205,14 +206,14 @@ _BULLET = re.compile(r"^[-*\u2022]\s+")
 
 @dataclass(frozen=True)
 class _Line:
-    text: str      # the line as written (stripped), quoted in errors
+    text: str  # the line as written (stripped), quoted in errors
     key: str
     value: str
 
 
 @dataclass
 class _Section:
-    kind: str      # "roulette" or "bet"
+    kind: str  # "roulette" or "bet"
     header: str
     lines: list[_Line]
 
@@ -222,7 +223,7 @@ def _header(line: str) -> str | None:
 
 
 def _key(text: str) -> str | None:
-    """"winning", a colour, or None; colour names may be abbreviated to a prefix."""
+    """ "winning", a colour, or None; colour names may be abbreviated to a prefix."""
     key = " ".join(text.lower().split())
     if _WINNING_KEY.fullmatch(key):
         return "winning"
@@ -304,9 +305,12 @@ def _section_entries(section: _Section) -> dict[str, _Line]:
     for line in section.lines:
         key = _key(line.key)
         if key is None:
-            expected = "Winning colour, Gold, Silver and Black" if section.kind == "roulette" else "Gold, Silver and Black"
+            expected = (
+                "Winning colour, Gold, Silver and Black" if section.kind == "roulette" else "Gold, Silver and Black"
+            )
             raise ParseError(
-                f"I do not understand {line.key.strip()!r}; a {section.kind.upper()} has the lines {expected}", line.text
+                f"I do not understand {line.key.strip()!r}; a {section.kind.upper()} has the lines {expected}",
+                line.text,
             )
         if key == "winning" and section.kind == "bet":
             raise ParseError("A BET has no winning colour; only the ROULETTE you prepare has one", line.text)
@@ -353,10 +357,8 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _points_shape(points: Any, what: str) -> str | None:
+def _points_shape(points: dict[Any, Any]) -> str | None:
     """Why a colour -> points mapping is malformed (None when well formed)."""
-    if not isinstance(points, dict):
-        return f"The {what} must give points for Gold, Silver and Black."
     for key, value in points.items():
         if key not in COLOURS:
             return f"{key!r} is not a colour; the colours are Gold, Silver and Black."
@@ -367,7 +369,7 @@ def _points_shape(points: Any, what: str) -> str | None:
 
 def _opponent(state: State, player: str) -> str:
     a, b = state["players"]
-    return b if player == a else a
+    return str(b if player == a else a)
 
 
 def _bettable(state: State, player: str) -> dict[str, Any] | None:
@@ -440,8 +442,10 @@ class _Settlement:
 
     def pay(self, frm: str, to: str, owed: int, reason: str) -> int:
         """Pay ``owed`` chips, or all ``frm`` holds when that is less; returns what was paid."""
+        if owed == 0:
+            return 0
         chips = self.s["chips"]
-        paid = min(owed, chips[frm])
+        paid: int = min(owed, chips[frm])
         transfer(self.s, frm, to, paid, reason, self.key)
         chips[frm] -= paid
         if to != HOUSE:
@@ -570,7 +574,9 @@ class _Settlement:
         players lose in the same settlement, the match is a draw."""
         reasons = "; ".join(reason for p in losers for reason in self.losses[p])
         if len(losers) == 2:
-            self.finish({p: "draw" for p in self.players}, f"Both players lost in the same settlement ({reasons}): a draw.")
+            self.finish(
+                {p: "draw" for p in self.players}, f"Both players lost in the same settlement ({reasons}): a draw."
+            )
             return
         loser = losers[0]
         winner = _opponent(self.s, loser)
@@ -614,7 +620,9 @@ class StationaryRoulette:
     title = "Stationary Roulette"
     min_players = 2
     max_players = 2
-    step_kinds = {"round": ROUND_HOURS}
+
+    def __init__(self) -> None:
+        self.step_kinds: dict[str, float] = {"round": ROUND_HOURS}
 
     def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State:
         if len(players) != 2 or players[0] == players[1]:
@@ -719,13 +727,12 @@ class StationaryRoulette:
         winning, points = move.get("winning"), move.get("points")
         if winning not in COLOURS:
             return f"The winning colour must be Gold, Silver or Black; you gave {winning!r}.", None
-        shape = _points_shape(points, "roulette")
+        if not isinstance(points, dict):
+            return "The roulette must give points for Gold, Silver and Black.", None
+        shape = _points_shape(points)
         if shape is not None:
             return shape, None
-        missing = [colour for colour in COLOURS if colour not in points]
-        if missing:
-            return f"The roulette must give points for every colour; {', '.join(missing)} missing.", None
-        roulette = {"winning": winning, "points": {colour: points[colour] for colour in COLOURS}}
+        roulette = {"winning": winning, "points": {colour: points.get(colour, 0) for colour in COLOURS}}
         problems = roulette_problems(roulette, uses_left(state["roulettes"][player]))
         return (" ".join(problems) if problems else None), roulette
 
@@ -734,7 +741,9 @@ class StationaryRoulette:
         if _bettable(state, player) is None:
             return _nothing_to_bet(state), None
         bets = move.get("bets")
-        shape = _points_shape(bets, "bet")
+        if not isinstance(bets, dict):
+            return "The bet must give points for Gold, Silver or Black.", None
+        shape = _points_shape(bets)
         if shape is not None:
             return shape, None
         bet = {colour: bets.get(colour, 0) for colour in COLOURS}
@@ -771,7 +780,7 @@ class StationaryRoulette:
                 "cap_left": CHIP_CAP - state["black_lost"][p],
                 "uses_left": uses_left(known),
             }
-        personal = player is not None and not over
+        viewer = None if over else player  # a finished match has nothing personal left
         return {
             "game": self.name,
             "round": state["round"],
@@ -782,9 +791,9 @@ class StationaryRoulette:
             "you": player,
             "opponent": None if player is None else _opponent(state, player),
             "standings": standings,
-            "todo": self._todo(state, player) if personal else None,
-            "pending": self._pending(state, player) if personal else None,
-            "in_play": self._in_play(state, player) if personal else None,
+            "todo": None if viewer is None else self._todo(state, viewer),
+            "pending": None if viewer is None else self._pending(state, viewer),
+            "in_play": None if viewer is None else self._in_play(state, viewer),
             "last_result": history[-1] if history else None,
             "history": history,
             "final": copy.deepcopy(state["result"]),
@@ -797,8 +806,7 @@ class StationaryRoulette:
         opponent's only as far as revealed (prepared before that round)."""
         shown = copy.deepcopy(entry)
         shown["uses_left"] = {
-            p: uses_left(state["roulettes"][p][: entry["round"] + (1 if p == player else 0)])
-            for p in state["players"]
+            p: uses_left(state["roulettes"][p][: entry["round"] + (1 if p == player else 0)]) for p in state["players"]
         }
         return shown
 
@@ -833,8 +841,17 @@ class StationaryRoulette:
         """The viewer's own roulette the opponent is betting on this round."""
         if state["round"] == 0:
             return None
-        roulette = state["roulettes"][player][state["round"] - 1]
-        return copy.deepcopy(roulette)
+        roulette: dict[str, Any] | None = copy.deepcopy(state["roulettes"][player][state["round"] - 1])
+        return roulette
+
+    def standings(self, state: State) -> list[str]:
+        """One line per player for organizers, from the public view only."""
+        public = self.view(state, None)
+        return [
+            f"{p}: {row['points']} points, {row['chips']} chips, {row['black_taken']} taken through Black "
+            f"roulettes, {row['black_lost']} of {CHIP_CAP} lost to Black takes"
+            for p, row in public["standings"].items()
+        ]
 
     def result(self, state: State) -> Result | None:
         if state["result"] is None:

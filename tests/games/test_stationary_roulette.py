@@ -65,6 +65,12 @@ def rejected(state: State, player: str, move: Move) -> str:
     return applied.reason
 
 
+def outcome(state: State) -> dict[str, str]:
+    result = G.result(state)
+    assert result is not None, "the match should be over"
+    return result.outcome
+
+
 def settled(state: State, round_no: int) -> dict[str, Any]:
     entry: dict[str, Any] = state["history"][round_no]
     return entry
@@ -76,7 +82,9 @@ def roulette_record(state: State, round_no: int, preparer: str) -> dict[str, Any
 
 
 def moved(state: State, round_no: int) -> list[tuple[str, str, int, str]]:
-    return [(t["from"], t["to"], t["amount"], t["reason"]) for t in state["transfers"] if t["step"] == f"round-{round_no}"]
+    return [
+        (t["from"], t["to"], t["amount"], t["reason"]) for t in state["transfers"] if t["step"] == f"round-{round_no}"
+    ]
 
 
 def round_one(
@@ -213,8 +221,8 @@ def test_awaiting_round_10_asks_only_for_bets_that_can_be_made() -> None:
         (roulette(gold=31, silver=10), "The points must add up to exactly 40; yours add up to 41."),
         (roulette(winning="Purple"), "The winning colour must be Gold, Silver or Black; you gave 'Purple'."),
         (
-            {"type": "roulette", "winning": "Gold", "points": {"Gold": 30, "Silver": 10}},
-            "every colour; Black missing",
+            {"type": "roulette", "winning": "Gold", "points": {"Gold": 40}},
+            "Silver must have at least 5 points; you placed 0.",
         ),
         ({"type": "roulette", "winning": "Gold", "points": {"Gold": 30.5, "Silver": 9.5, "Black": 0}}, "whole number"),
         ({"type": "roulette", "winning": "Gold", "points": {"Gold": 30, "Pink": 10, "Black": 0}}, "'Pink' is not"),
@@ -226,7 +234,7 @@ def test_awaiting_round_10_asks_only_for_bets_that_can_be_made() -> None:
         "sum-below-40",
         "sum-above-40",
         "unknown-winning-colour",
-        "colour-missing",
+        "omitted-colour-is-0",
         "not-whole-numbers",
         "unknown-colour-key",
     ],
@@ -242,12 +250,19 @@ def test_roulette_rejection_lists_every_problem() -> None:
 
 @pytest.mark.parametrize(
     "move",
-    [roulette(gold=25, silver=15), roulette(gold=35, silver=5), roulette("Silver"), roulette("Black")],
-    ids=["gold-exactly-25", "silver-exactly-5", "silver-wins", "black-wins-with-0-on-black"],
+    [
+        roulette(gold=25, silver=15),
+        roulette(gold=35, silver=5),
+        roulette("Silver"),
+        roulette("Black"),
+        {"type": "roulette", "winning": "Gold", "points": {"Gold": 30, "Silver": 10}},
+    ],
+    ids=["gold-exactly-25", "silver-exactly-5", "silver-wins", "black-wins-with-0-on-black", "omitted-black-is-0"],
 )
 def test_roulette_accepted(move: Move) -> None:
     state = submit(start(), A, move)
-    assert state["pending"][A]["roulette"] == {"winning": move["winning"], "points": move["points"]}
+    points = {"Black": 0, **move["points"]}
+    assert state["pending"][A]["roulette"] == {"winning": move["winning"], "points": points}
 
 
 def test_colour_use_limit_five_times_as_winning_colour() -> None:
@@ -412,7 +427,9 @@ def test_single_colour_is_none_for_a_split_bet() -> None:
 
 
 def test_both_players_earn_points_on_both_roulettes() -> None:
-    state = round_one(roulette("Gold"), roulette("Silver", gold=25, silver=15), bet(gold=20, silver=20), bet(gold=10, silver=30))
+    state = round_one(
+        roulette("Gold"), roulette("Silver", gold=25, silver=15), bet(gold=20, silver=20), bet(gold=10, silver=30)
+    )
     assert roulette_record(state, 1, A)["earned"] == {A: 30, B: 10}
     assert roulette_record(state, 1, B)["earned"] == {B: 15, A: 20}
     assert state["points"] == {A: 50, B: 25}
@@ -458,7 +475,14 @@ def test_both_black_only_the_net_moves_and_both_pay_lgt() -> None:
     ]
     assert state["black_lost"] == {A: 0, B: 30}  # the net counts toward the cap
     assert state["black_taken"] == {A: 40, B: 10}  # gross takes (tiebreak)
-    assert settled(state, 1)["black"] == {"takes": {A: 40, B: 10}, "net": 30, "from": B, "to": A, "cut_by_cap": 0, "paid": 30}
+    assert settled(state, 1)["black"] == {
+        "takes": {A: 40, B: 10},
+        "net": 30,
+        "from": B,
+        "to": A,
+        "cut_by_cap": 0,
+        "paid": 30,
+    }
 
 
 def test_both_black_equal_takes_move_nothing() -> None:
@@ -479,11 +503,16 @@ def test_black_roulette_with_zero_take_still_pays_lgt() -> None:
 # --------------------------------------------------------------------------- the 100-chip cap
 
 
-def black_siege(b_black_bets: list[int], chips: dict[str, int] | None = None, b_last: list[Move] | None = None) -> State:
+def black_siege(
+    b_black_bets: list[int], chips: dict[str, int] | None = None, b_last: list[Move] | None = None
+) -> State:
     """Alice prepares Black every round; Bob prepares Gold and bets the given amounts on Black."""
     rounds: list[dict[str, list[Move]]] = [{A: [roulette("Black")], B: [roulette("Gold")]}]
     for i, on_black in enumerate(b_black_bets):
-        b_moves = [roulette("Gold" if i < 3 else "Silver"), bet(gold=40 - on_black, black=on_black) if on_black else SPLIT]
+        b_moves = [
+            roulette("Gold" if i < 3 else "Silver"),
+            bet(gold=40 - on_black, black=on_black) if on_black else SPLIT,
+        ]
         rounds.append({A: [roulette("Black"), SPLIT], B: b_moves})
     if b_last is not None:
         rounds[-1][B] = b_last
@@ -507,7 +536,7 @@ def test_cap_reached_exactly_ends_the_match() -> None:
     state = black_siege([0, 0, 20])
     assert moved(state, 3)[0] == (B, A, 20, "Black take")
     assert settled(state, 3)["black"]["cut_by_cap"] == 0
-    assert G.result(state).outcome[B] == "loss"  # type: ignore[union-attr]
+    assert outcome(state)[B] == "loss"
 
 
 def test_below_cap_the_match_goes_on() -> None:
@@ -538,7 +567,7 @@ def test_takes_won_never_offset_chips_lost_to_the_cap() -> None:
     # bob lost 40 (r1), won 40 (r2), lost 40 (r3) and 40 (r4): capped at 100 in round 4
     assert state["black_lost"][B] == 100
     assert moved(state, 4)[0] == (B, A, 20, "Black take")
-    assert G.result(state).outcome == {A: "win", B: "loss"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "win", B: "loss"}
 
 
 def test_lgt_payments_and_inactivity_fees_do_not_count_toward_cap() -> None:
@@ -583,13 +612,13 @@ def test_bankruptcy_on_a_take_pays_what_is_held_and_loses() -> None:
 def test_bankruptcy_on_the_lgt_payment() -> None:
     state = round_one(roulette("Black"), roulette("Gold"), SPLIT, bet(black=40), chips={A: 5, B: 100})
     assert moved(state, 1) == [(A, "LGT", 5, "LGT payment for a Black roulette")]
-    assert G.result(state).outcome == {A: "loss", B: "win"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "loss", B: "win"}
 
 
 def test_bankruptcy_on_an_inactivity_fee() -> None:
     state = play([{A: [roulette()]}], {A: 100, B: 3})
     assert moved(state, 0) == [(B, "LGT", 3, "inactivity fee: no roulette")]
-    assert G.result(state).outcome == {A: "win", B: "loss"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "win", B: "loss"}
     assert G.step(state) is None
 
 
@@ -597,7 +626,8 @@ def test_ending_a_settlement_with_exactly_0_chips_is_not_a_loss() -> None:
     state = round_one(roulette("Black"), roulette("Gold"), SPLIT, SPLIT, chips={A: 100, B: 40})
     assert state["chips"][B] == 0
     assert G.result(state) is None
-    assert G.step(state).key == "round-2"  # type: ignore[union-attr]
+    step = G.step(state)
+    assert step is not None and step.key == "round-2"
 
 
 def test_owing_anything_with_0_chips_is_bankruptcy() -> None:
@@ -606,7 +636,7 @@ def test_owing_anything_with_0_chips_is_bankruptcy() -> None:
     state = submit(state, A, SPLIT)
     state = submit(state, B, roulette())
     state = G.apply_timeout(state)  # bob sent no bet: a 5-chip fee he cannot pay
-    assert G.result(state).outcome == {A: "win", B: "loss"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "win", B: "loss"}
 
 
 def test_both_players_lose_in_the_same_settlement_is_a_draw() -> None:
@@ -625,7 +655,7 @@ def test_take_and_lgt_bankruptcies_in_the_same_settlement_are_a_draw() -> None:
         {"from": B, "to": A, "owed": 5, "paid": 0, "reason": "Black take"},
         {"from": A, "to": "LGT", "owed": 10, "paid": 0, "reason": "LGT payment for a Black roulette"},
     ]
-    assert G.result(state).outcome == {A: "draw", B: "draw"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "draw", B: "draw"}
 
 
 def test_no_point_lead_transfer_after_bankruptcy() -> None:
@@ -671,14 +701,15 @@ def test_most_points_wins_and_takes_floor_lead_over_10() -> None:
 def test_lead_transfer_is_capped_at_what_the_loser_holds() -> None:
     state = full_match({(9, B, "bet"): bet(gold=25, silver=5), (10, B, "bet"): bet(gold=20)}, chips={A: 100, B: 2})
     assert moved(state, 10) == [(B, A, 2, "point lead")]
-    assert G.result(state).outcome == {A: "win", B: "loss"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "win", B: "loss"}
 
 
 def test_lead_under_10_moves_no_chips() -> None:
     state = full_match({(10, B, "bet"): bet(gold=20, silver=15)})
     assert state["points"][A] - state["points"][B] == 5
-    assert G.result(state).outcome[A] == "win"  # type: ignore[index,union-attr]
+    assert outcome(state)[A] == "win"
     assert moved(state, 10) == []
+    assert settled(state, 10)["payments"] == []
 
 
 @pytest.mark.parametrize(("lead", "chips"), [(0, 0), (9, 0), (10, 1), (35, 3), (100, 10)])
@@ -712,7 +743,7 @@ def test_points_and_tiebreak_tied_is_a_draw() -> None:
             (4, A, "bet"): bet(gold=20, black=20),
         }
     )
-    assert G.result(state).outcome == {A: "draw", B: "draw"}  # type: ignore[union-attr]
+    assert outcome(state) == {A: "draw", B: "draw"}
 
 
 # --------------------------------------------------------------------------- inactivity
@@ -825,7 +856,11 @@ def test_parse_reads(text: str, moves: list[Move]) -> None:
         ("BET\nGold: 20.5\n", "whole number", "Gold: 20.5"),
         ("ROULETTE\nWinning colour: Gold\nGold: 30\nBlack: 0\n", "Silver is missing", "ROULETTE"),
         ("ROULETTE\nGold: 30\nSilver: 10\nBlack: 0\n", "winning colour is missing", "ROULETTE"),
-        ("ROULETTE\nWinning colour: Purple\nGold: 30\nSilver: 10\nBlack: 0\n", "'Purple' is not a colour", "Winning colour: Purple"),
+        (
+            "ROULETTE\nWinning colour: Purple\nGold: 30\nSilver: 10\nBlack: 0\n",
+            "'Purple' is not a colour",
+            "Winning colour: Purple",
+        ),
         ("ROULETTE\nWinning colour:\nGold: 30\nSilver: 10\nBlack: 0\n", "winning colour is empty", "Winning colour:"),
         ("BET\nGold: 20\ngold: 20\n", "Gold appears twice", "gold: 20"),
         ("BET\nWinning colour: Gold\n", "A BET has no winning colour", "Winning colour: Gold"),
@@ -876,7 +911,10 @@ def test_form_round_10_has_bet_only() -> None:
 
 def test_form_prefills_the_pending_submission() -> None:
     state = submit(submit(bet_round_state(), A, roulette("Black", gold=26, silver=14)), A, bet(silver=7))
-    assert G.form(state, A) == "ROULETTE\nWinning colour: Black\nGold: 26\nSilver: 14\nBlack: 0\n\nBET\nGold: 0\nSilver: 7\nBlack: 0\n"
+    assert (
+        G.form(state, A)
+        == "ROULETTE\nWinning colour: Black\nGold: 26\nSilver: 14\nBlack: 0\n\nBET\nGold: 0\nSilver: 7\nBlack: 0\n"
+    )
 
 
 def test_form_example_skips_a_used_up_colour() -> None:
@@ -975,3 +1013,38 @@ def test_conservation_over_a_busy_match() -> None:
         }
     )
     assert_conserved(state)
+
+
+def test_standings_one_line_per_player_from_public_information() -> None:
+    state = round_one(roulette("Black"), roulette("Gold"), SPLIT, SPLIT)
+    assert G.standings(state) == [
+        "alice: 20 points, 130 chips, 40 taken through Black roulettes, 0 of 100 lost to Black takes",
+        "bob: 30 points, 60 chips, 0 taken through Black roulettes, 40 of 100 lost to Black takes",
+    ]
+    hidden = submit(submit(state, A, roulette("Black")), B, bet(black=40))
+    assert G.standings(hidden) == G.standings(state)
+
+
+def test_cap_and_bankruptcy_in_the_same_settlement_are_a_draw() -> None:
+    # alice (Black in even rounds) takes 30 from bob in rounds 1, 3, 5; bob (Black in odd
+    # rounds) takes 20 from alice in rounds 2, 4, 6, leaving her 0. In round 7 bob reaches
+    # the cap (40 cut to 10) while alice, who sent no bet, cannot pay her 5-chip fee.
+    rounds: list[dict[str, list[Move]]] = [{A: [roulette("Black")], B: [roulette("Gold")]}]
+    for r in range(1, 8):
+        a_colour, b_colour = ("Gold", "Black") if r % 2 else ("Black", "Gold")
+        alice_black = r % 2 == 1  # alice's roulette from round r-1 is Black
+        b_bet = (bet(gold=30, black=10) if r < 7 else SPLIT) if alice_black else SPLIT
+        a_moves = [roulette(a_colour)] + ([] if r == 7 else [SPLIT if alice_black else bet(gold=20, black=20)])
+        rounds.append({A: a_moves, B: [roulette(b_colour if r < 7 else "Gold"), b_bet]})
+    state = play(rounds, {A: 0, B: 300})
+    assert [state["history"][r]["chips"][A] for r in range(1, 7)] == [20, 0, 20, 0, 20, 0]
+    assert moved(state, 7) == [(B, A, 10, "Black take"), (A, "LGT", 10, "LGT payment for a Black roulette")]
+    assert state["black_lost"][B] == CHIP_CAP
+    assert settled(state, 7)["payments"][-1] == {
+        "from": A,
+        "to": "LGT",
+        "owed": 5,
+        "paid": 0,
+        "reason": "inactivity fee: no bet",
+    }
+    assert outcome(state) == {A: "draw", B: "draw"}

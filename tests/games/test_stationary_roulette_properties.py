@@ -14,7 +14,7 @@ from referee.games.base import Move, State
 from referee.games.stationary_roulette import COLOURS, NO_BET, prepares_in, uses_left
 from tests.games.test_stationary_roulette import A, B, G, assert_conserved, bet, roulette, start
 
-Script = list[list[tuple[str, Move]]]   # per round: the moves sent, in order
+Script = list[list[tuple[str, Move]]]  # per round: the moves sent, in order
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 chips_strategy = st.fixed_dictionaries({A: st.integers(0, 120), B: st.integers(0, 120)})
@@ -31,7 +31,7 @@ def draw_bet(data: st.DataObject) -> Move:
     colours = data.draw(st.lists(st.sampled_from(COLOURS), max_size=2, unique=True))
     first = data.draw(st.one_of(st.just(40), st.integers(0, 40)))
     second = data.draw(st.integers(0, 40 - first))
-    amounts = dict(zip(colours, (first, second)))
+    amounts = dict(zip(colours, (first, second)[: len(colours)], strict=True))
     return bet(amounts.get("Gold", 0), amounts.get("Silver", 0), amounts.get("Black", 0))
 
 
@@ -58,7 +58,7 @@ def random_match(data: st.DataObject, chips: dict[str, int]) -> tuple[Script, li
                 assert not applied.accepted and not applied.changed and applied.state == state
             kinds = []
             if prepares_in(state["round"]):
-                kinds += ["roulette"] * data.draw(st.integers(0, 2))   # 0: missed, 2: revised
+                kinds += ["roulette"] * data.draw(st.integers(0, 2))  # 0: missed, 2: revised
             if G.view(state, player)["todo"]["bet"] is not None:
                 kinds += ["bet"] * data.draw(st.integers(0, 2))
             for kind in kinds:
@@ -115,7 +115,12 @@ def hidden_variants(state: State, player: str) -> list[State]:
         variant = copy.deepcopy(state)
         variant["pending"][opponent]["roulette"] = pending_roulette
         variants.append(variant)
-    for pending_bet in (None, dict(NO_BET), {"Gold": 0, "Silver": 0, "Black": 40}, {"Gold": 25, "Silver": 15, "Black": 0}):
+    for pending_bet in (
+        None,
+        dict(NO_BET),
+        {"Gold": 0, "Silver": 0, "Black": 40},
+        {"Gold": 25, "Silver": 15, "Black": 0},
+    ):
         variant = copy.deepcopy(state)
         variant["pending"][opponent]["bet"] = pending_bet
         variants.append(variant)

@@ -10,10 +10,16 @@ import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from referee.games.base import Move, State
-from tests.games.test_stationary_roulette import A, B, G, SPLIT, bet, roulette, schedule_colour, start, submit
+from referee.render import render_mail
+from tests.games.test_stationary_roulette import SPLIT, A, B, G, bet, roulette, schedule_colour, start, submit
 from tests.games.test_stationary_roulette_properties import hidden_variants
 
-ENV = Environment(loader=FileSystemLoader("/work/main/templates"), undefined=StrictUndefined, keep_trailing_newline=True)
+TEMPLATES = FileSystemLoader("/work/main/templates")
+ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
+# the service's environment (referee.render) also trims blocks; the mails must come out the same
+SERVICE_ENV = Environment(
+    loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
+)
 NAMES = {A: "Alice", B: "Bob"}
 DEADLINE = "Tuesday 3 December 18:00 CET"
 REPLY_TO = "referee+m1@example.org"
@@ -35,7 +41,7 @@ def context(state: State, player: str) -> dict[str, Any]:
     return {
         "player": {"id": player, "name": NAMES[player]},
         "opponent": {"id": opponent, "name": NAMES[opponent]},
-        "match": {"id": "m1", "title": "SR Final", "season": "Season 2"},
+        "match": {"id": "m1", "title": "Stationary Roulette", "game": "stationary-roulette", "season": "Season 2"},
         "view": G.view(state, player),
         "form": None if result else G.form(state, player),
         "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
@@ -45,8 +51,8 @@ def context(state: State, player: str) -> dict[str, Any]:
     }
 
 
-def render(name: str, state: State, player: str) -> str:
-    return ENV.get_template(f"mail/stationary-roulette/{name}.txt").render(**context(state, player))
+def render(name: str, state: State, player: str, env: Environment = ENV) -> str:
+    return env.get_template(f"mail/stationary-roulette/{name}.txt").render(**context(state, player))
 
 
 def played() -> tuple[list[State], list[State]]:
@@ -55,7 +61,7 @@ def played() -> tuple[list[State], list[State]]:
     opened, submitted = [state], []
     while G.step(state) is not None:
         r = state["round"]
-        default = {p: [m for m in (roulette(schedule_colour(r)) if r <= 9 else None, SPLIT if r else None) if m] for p in (A, B)}
+        default = {p: [roulette(schedule_colour(r))] * (r <= 9) + [SPLIT] * (r >= 1) for p in (A, B)}
         for player, moves in SCRIPT.get(r, default).items():
             for move in moves:
                 state = submit(state, player, move)
@@ -70,7 +76,7 @@ OPENED, SUBMITTED = played()
 
 def assert_mail_shape(text: str) -> None:
     lines = text.split("\n")
-    assert lines[0].startswith("Subject: [SR Final] ")
+    assert lines[0].startswith("Subject: [Stationary Roulette m1] ")
     assert lines[1] == ""
     assert "\n\n\n" not in text
 
@@ -100,12 +106,15 @@ def test_step_mail_renders_every_round(index: int, player: str) -> None:
             assert f"reply to this mail (it goes to {REPLY_TO})" in text
     else:
         assert "=== The match is over ===" in text
-        assert G.result(state).reason in text  # type: ignore[union-attr]
+        result = G.result(state)
+        assert result is not None and result.reason in text
 
 
 def test_first_mail_invites_the_first_roulette() -> None:
     text = render("step", OPENED[0], A)
-    assert text.startswith("Subject: [SR Final] Preparation phase is open - prepare your first roulette\n\n")
+    assert text.startswith(
+        "Subject: [Stationary Roulette m1] Preparation phase is open - prepare your first roulette\n\n"
+    )
     assert "* Prepare a roulette for Bob to bet on in round 1." in text
     assert "There is nothing to bet on in the preparation phase" in text
     assert "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0\n" in text
@@ -113,7 +122,7 @@ def test_first_mail_invites_the_first_roulette() -> None:
 
 def test_round_result_lines_for_takes_bonus_and_lgt() -> None:
     text = render("step", OPENED[2], B)  # round 1 settled
-    assert "Subject: [SR Final] Round 1 of 10 result - Round 2 of 10 is open" in text
+    assert "Subject: [Stationary Roulette m1] Round 1 of 10 result - Round 2 of 10 is open" in text
     assert "Roulette prepared by Alice in the preparation phase, bet on by Bob:" in text
     assert "  Winning colour: Black. Points placed: Gold 30, Silver 10, Black 0." in text
     assert "  Bob's bet: Gold 30, Silver 0, Black 10." in text
@@ -143,7 +152,7 @@ def test_missed_bet_and_missed_roulette_are_explained() -> None:
 
 def test_final_mail_has_standings_and_victory_points() -> None:
     text = render("step", OPENED[-1], A)
-    assert "Subject: [SR Final] Final result" in text
+    assert "Subject: [Stationary Roulette m1] Final result" in text
     assert "You: loss, victory points: 0. Bob: win, victory points: 1." in text
     assert "Final standings:" in text
     assert "Deadline" not in text
@@ -182,3 +191,17 @@ def test_mails_do_not_depend_on_hidden_information(index: int) -> None:
                 assert render("step", variant, player) == step
                 if receipt is not None:
                     assert render("receipt", variant, player) == receipt
+
+
+@pytest.mark.parametrize("name", ["step", "receipt"])
+def test_mails_are_the_same_with_the_services_block_trimming(name: str) -> None:
+    states = OPENED if name == "step" else SUBMITTED
+    for state in states:
+        for player in (A, B):
+            assert render(name, state, player, SERVICE_ENV) == render(name, state, player)
+
+
+def test_service_renderer_reads_the_subject_and_body() -> None:
+    mail = render_mail("stationary-roulette", "step", context(OPENED[2], A))
+    assert mail.subject == "[Stationary Roulette m1] Round 1 of 10 result - Round 2 of 10 is open"
+    assert mail.text.startswith("Dear Alice,\n")

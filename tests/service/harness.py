@@ -36,6 +36,7 @@ class World:
             '[mail]\naddress = "referee@example.test"\ninbox = "inbox"\noutbox = "outbox"\n')
         self.config = load_service_config(tmp / "referee.toml")
         self.store = Store(self.config.database)
+        self.store.migrate()  # idempotent: already done by the db_url fixture
         self.inbox = MaildirInbox(self.config.mail.inbox)
         self.outbox = MaildirOutbox(self.config.mail.outbox, per_address=True)
         self.referee = Referee(self.store, self.config, inbox=self.inbox, outbox=self.outbox)

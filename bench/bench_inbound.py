@@ -1,0 +1,330 @@
+"""Inbound submissions per second, end to end, against the floor.
+
+Setup (not timed): a season of ``ceil(N / K)`` Stationary Roulette matches (two players
+each) is loaded and started; the "round is open" mails are delivered to the players'
+Maildirs. Then N real .eml files are written into the referee's inbox Maildir, as the
+scripted mail client writes them (``referee.mail.client.ScriptedClient.reply``): each a
+reply to the player's step mail, From the registered address, To the personal reply
+address ``referee+<token>@domain`` (computed with ``tokens.make_token`` from the seat id
+in the database and checked against the Reply-To of the step mail), the ROULETTE typed
+on top and the step mail quoted below. K submissions per match alternate between the two
+players (K = 4: two players x two revisions). Every mail is valid and accepted.
+
+Timed, each on its own copy of the same world (database + Maildirs):
+
+  tick      ``Referee.tick(now)``: ingest -> process_inbound -> flush_outbox (start_due,
+            close_due and send_reminders find nothing due)
+  phases    the same work with each phase called separately, with the same ``now``
+  floor     the least any ingest can do: list the Maildir, read each file,
+            ``email.message_from_bytes(raw, policy=email.policy.default)``, one plain
+            INSERT per message into a simple table, committed every 200 messages (the
+            referee's batch), on a SQLite file opened by ``referee.store.db.make_engine``
+            (same pragmas: WAL, synchronous=FULL, BEGIN IMMEDIATE)
+
+Goal (issue): >= 1,000 messages/s end to end. The figures are printed, not asserted.
+
+    .venv/bin/python bench/bench_inbound.py [--messages N] [--per-match K] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import email
+import email.policy
+import io
+import math
+import os
+import pstats
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common  # noqa: E402
+from common import GAME, ROULETTE, START, World, copy_world, new_world, open_world, table, temp_folder  # noqa: E402
+from sqlalchemy import event, func, select, text  # noqa: E402
+
+from referee.mail import tokens  # noqa: E402
+from referee.mail.client import Received, ScriptedClient  # noqa: E402
+from referee.mail.maildir import MaildirInbox, MaildirOutbox  # noqa: E402
+from referee.render import environment  # noqa: E402
+from referee.service import BATCH, Referee  # noqa: E402
+from referee.store.db import make_engine  # noqa: E402
+from referee.store.models import Inbound, Match, Outbox, Player, Seat  # noqa: E402
+
+GOAL = 1000.0                               # messages per second, end to end
+NOW = START + timedelta(hours=20)           # every mail has arrived; the deadline (24 h) has not passed
+COLOURS = ("Gold", "Silver", "Black")
+
+
+# ----------------------------------------------------------------------------- setup
+
+
+def build(folder: Path, n_messages: int, per_match: int, setup: str) -> dict[str, float]:
+    """A started season and N inbound mails waiting in inbox/new; returns setup timings."""
+    n_matches = math.ceil(n_messages / per_match)
+    world = new_world(folder)
+    timings = {"load season": common.setup_season(world, n_matches, 2 * n_matches, how=setup)}
+    referee = referee_for(world)
+    t0 = time.perf_counter()
+    started = referee.start_due(START)
+    timings["start_due (step mails into the outbox table)"] = time.perf_counter() - t0
+    assert started == n_matches, started
+    t0 = time.perf_counter()
+    sent, errors = referee.flush_outbox(START)
+    timings["flush step mails to the players' Maildirs"] = time.perf_counter() - t0
+    assert (sent, errors) == (2 * n_matches, 0), (sent, errors)
+    t0 = time.perf_counter()
+    write_submissions(world, n_messages, per_match)
+    timings["write inbound .eml files"] = time.perf_counter() - t0
+    world.store.dispose()
+    return timings
+
+
+def write_submissions(world: World, n_messages: int, per_match: int) -> None:
+    config = world.config
+    with world.store.unit_of_work() as session:
+        seats = session.execute(
+            select(Seat.id, Seat.match_id, Seat.position, Match.key, Player.key, Player.name, Player.email)
+            .join(Match, Seat.match_id == Match.id).join(Player, Seat.player_id == Player.id)
+            .order_by(Seat.match_id, Seat.position)).all()
+        step_mails = {(m, to): msg for m, to, msg in session.execute(
+            select(Outbox.match_id, Outbox.to_addr, Outbox.message).where(Outbox.kind == "step"))}
+    by_match: dict[int, list] = {}
+    for seat in seats:
+        by_match.setdefault(seat.match_id, []).append(seat)
+    matches = sorted(by_match)
+    clients: dict[str, ScriptedClient] = {}
+    step = min(1.0, 18 * 3600 / max(n_messages, 1))  # all arrive within 1 h .. 19 h after the start
+    written = 0
+    for j in range(per_match):                          # revision-major: a match's revisions are spread out
+        for match_id in matches:
+            if written == n_messages:
+                return
+            seat_id, _, position, mkey, pkey, pname, paddr = by_match[match_id][j % 2]
+            original = Received(path=None, message=email.message_from_bytes(step_mails[match_id, paddr],
+                                                                              policy=email.policy.default))
+            token = tokens.make_token(config.secret, seat_id, mkey, pkey)
+            reply_to = tokens.reply_address(config.mail.local, config.mail.domain, token)
+            assert original.reply_address == reply_to, (original.reply_address, reply_to)
+            client = clients.get(paddr)
+            if client is None:
+                client = clients[paddr] = ScriptedClient(paddr, pname, config.mail.outbox / paddr, config.mail.inbox)
+            at = START + timedelta(hours=1, seconds=written * step)
+            client.reply(original, ROULETTE.format(colour=COLOURS[(j // 2) % 3]), at, to_addr=reply_to)
+            written += 1
+
+
+def referee_for(world: World) -> Referee:
+    return Referee(world.store, world.config, inbox=MaildirInbox(world.config.mail.inbox),
+                   outbox=MaildirOutbox(world.config.mail.outbox, per_address=world.config.mail.per_address))
+
+
+# ----------------------------------------------------------------------------- instruments
+
+
+class Counters:
+    """fsync calls made from Python (the Maildirs) and database commits, while active."""
+
+    def __init__(self, world: World):
+        self.fsyncs = 0
+        self.fsync_seconds = 0.0
+        self.commits = 0
+        self._real_fsync = os.fsync
+        event.listen(world.store.engine, "commit", self._on_commit)
+
+    def _on_commit(self, _conn) -> None:
+        self.commits += 1
+
+    def _fsync(self, fd) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._real_fsync(fd)
+        finally:
+            self.fsyncs += 1
+            self.fsync_seconds += time.perf_counter() - t0
+
+    def __enter__(self) -> Counters:
+        os.fsync = self._fsync
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.fsync = self._real_fsync
+
+
+def warm() -> None:
+    """A long-running service has its templates compiled; so does the benchmark."""
+    env = environment()
+    for name in ("receipt", "step", "error"):
+        try:
+            env.get_template(f"mail/{GAME}/{name}.txt")
+        except Exception:
+            env.get_template(f"mail/common/{name}.txt")
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def run_tick(folder: Path, n: int) -> dict:
+    world = open_world(folder)
+    referee = referee_for(world)
+    warm()
+    with Counters(world) as counters:
+        t0 = time.perf_counter()
+        report = referee.tick(NOW)
+        seconds = time.perf_counter() - t0
+    check(world, n, report.accepted, report.sent)
+    world.store.dispose()
+    return {"seconds": seconds, "report": report, "fsyncs": counters.fsyncs,
+            "fsync_seconds": counters.fsync_seconds, "commits": counters.commits}
+
+
+def run_phases(folder: Path, n: int) -> dict:
+    world = open_world(folder)
+    referee = referee_for(world)
+    warm()
+    phases: dict[str, dict] = {}
+    calls = [
+        ("ingest", lambda: referee.ingest(NOW)),
+        ("process_inbound", lambda: referee.process_inbound(NOW)),
+        ("flush_outbox", lambda: referee.flush_outbox(NOW)),
+        ("start_due + close_due + send_reminders (nothing due)",
+         lambda: (referee.start_due(NOW), referee.close_due(NOW), referee.send_reminders(NOW))),
+    ]
+    results = {}
+    for name, call in calls:
+        with Counters(world) as counters:
+            t0 = time.perf_counter()
+            results[name] = call()
+            seconds = time.perf_counter() - t0
+        phases[name] = {"seconds": seconds, "fsyncs": counters.fsyncs, "fsync_seconds": counters.fsync_seconds,
+                        "commits": counters.commits}
+    assert results["ingest"] == n, results["ingest"]
+    check(world, n, results["process_inbound"].accepted, results["flush_outbox"][0])
+    world.store.dispose()
+    return phases
+
+
+def run_profile(folder: Path, top: int) -> str:
+    world = open_world(folder)
+    referee = referee_for(world)
+    warm()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    referee.tick(NOW)
+    profiler.disable()
+    world.store.dispose()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def check(world: World, n: int, accepted: int, sent: int) -> None:
+    """Every mail must have gone the whole way, or the figure means nothing."""
+    with world.store.unit_of_work() as session:
+        statuses = dict(session.execute(select(Inbound.status, func.count()).group_by(Inbound.status)).all())
+        receipts = session.scalar(select(func.count()).select_from(Outbox).where(
+            Outbox.kind == "receipt", Outbox.status == "sent"))
+    if accepted != n or sent != n or statuses != {"accepted": n} or receipts != n:
+        raise SystemExit(f"benchmark run incomplete: accepted {accepted}, sent {sent}, inbound {statuses}, "
+                         f"receipts sent {receipts}; expected {n} of each")
+
+
+def run_floor(inbox: Path, db: Path) -> dict:
+    """List, read, parse with the stdlib, one INSERT per message; 200 per transaction."""
+    engine = make_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE floor_inbound (id INTEGER PRIMARY KEY, message_id TEXT NOT NULL UNIQUE, "
+                             "raw BLOB NOT NULL, received_at TEXT NOT NULL)")
+    insert = text("INSERT INTO floor_inbound (message_id, raw, received_at) VALUES (:m, :r, :t)")
+    t0 = time.perf_counter()
+    found = []
+    with os.scandir(inbox / "new") as entries:
+        for entry in entries:
+            if not entry.name.startswith("."):
+                found.append((entry.stat().st_mtime_ns, entry.name, entry.path))
+    found.sort()
+    count = 0
+    for start in range(0, len(found), BATCH):
+        with engine.begin() as conn:
+            for mtime, _name, path in found[start:start + BATCH]:
+                with open(path, "rb") as fh:
+                    raw = fh.read()
+                msg = email.message_from_bytes(raw, policy=email.policy.default)
+                conn.execute(insert, {"m": str(msg["Message-ID"]), "r": raw, "t": str(mtime)})
+                count += 1
+    seconds = time.perf_counter() - t0
+    engine.dispose()
+    return {"seconds": seconds, "count": count}
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=2000, help="inbound submissions (default 2000)")
+    parser.add_argument("--per-match", type=int, default=1,
+                        help="submissions per match, alternating players (default 1: N matches; 4: 2 players x 2 revisions)")
+    parser.add_argument("--setup", choices=("bulk", "loader"), default="bulk",
+                        help="load the season by bulk INSERTs (default) or through referee.seasons.load_season")
+    parser.add_argument("--profile", action="store_true", help="also run the tick under cProfile and print the top functions")
+    parser.add_argument("--top", type=int, default=35, help="rows of profile output (default 35)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args(argv)
+    n, k = args.messages, args.per_match
+    if n < 1 or k < 1:
+        parser.error("--messages and --per-match must be positive")
+
+    print(f"bench_inbound: {n:,} submissions, {k} per match ({math.ceil(n / k):,} matches), SQLite file")
+    print(common.machine())
+    with temp_folder(args.keep) as tmp:
+        template = tmp / "template"
+        setup = build(template, n, k, args.setup)
+        inbox = template / "mail" / "inbox"
+        sizes = [p.stat().st_size for p in (inbox / "new").iterdir()]
+        print(f"\nsetup (not timed in the figures): inbound mails average {sum(sizes) / len(sizes):,.0f} bytes")
+        print(table([(name, seconds) for name, seconds in setup.items()], ("setup step", "s")))
+
+        copy_world(template, tmp / "tick")
+        tick = run_tick(tmp / "tick", n)
+        copy_world(template, tmp / "phases")
+        phases = run_phases(tmp / "phases", n)
+        floor = run_floor(inbox, tmp / "floor.db")
+        profile = None
+        if args.profile:
+            copy_world(template, tmp / "profile")
+            profile = run_profile(tmp / "profile", args.top)
+
+    rows = [("Referee.tick (whole cycle)", n, tick["seconds"], n / tick["seconds"], 1000 * tick["seconds"] / n,
+             tick["commits"], tick["fsyncs"], tick["fsync_seconds"])]
+    phase_total = 0.0
+    for name, p in phases.items():
+        phase_total += p["seconds"]
+        rows.append((f"  {name}", n, p["seconds"], n / p["seconds"], 1000 * p["seconds"] / n,
+                     p["commits"], p["fsyncs"], p["fsync_seconds"]))
+    rows.append(("  sum of the phases", n, phase_total, n / phase_total, 1000 * phase_total / n, "", "", ""))
+    rows.append(("floor: list + read + parse + INSERT", floor["count"], floor["seconds"], floor["count"] / floor["seconds"],
+                 1000 * floor["seconds"] / floor["count"], math.ceil(n / BATCH), 0, 0.0))
+    print("\nresults")
+    print(table(rows, ("what", "messages", "s", "msg/s", "ms/msg", "db commits", "py fsyncs", "fsync s")))
+    rate = n / tick["seconds"]
+    floor_rate = floor["count"] / floor["seconds"]
+    print(f"\nend to end: {rate:,.0f} messages/s (goal >= {GOAL:,.0f}/s: "
+          f"{'met' if rate >= GOAL else f'NOT met, {rate / GOAL:.0%} of it'})")
+    print(f"referee / floor: {rate / floor_rate:.3f} (the floor is {floor_rate / rate:.1f}x faster)")
+    print("(db commits: COMMITs of the SQLite connection, each an fsync of the WAL with synchronous=FULL;\n"
+          " py fsyncs: os.fsync calls of the Maildir code, files and directories; savepoints are not counted)")
+    if profile:
+        print("\ncProfile of Referee.tick on a third copy (profiler overhead inflates the times):")
+        print(profile)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

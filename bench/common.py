@@ -1,0 +1,261 @@
+"""Shared helpers for the referee benchmarks (``bench/bench_inbound.py``, ``bench/bench_close.py``).
+
+A benchmark world is a temporary folder with a ``referee.toml``, a migrated SQLite
+database (made by :class:`referee.store.db.Store`, so the engine has the service's own
+pragmas: WAL, synchronous=FULL, BEGIN IMMEDIATE) and the inbox / outbox Maildirs.
+
+Seasons are set up either through the real loader (``referee.seasons.load_season``) or,
+much faster, by bulk INSERTs that write exactly the rows the loader writes (season,
+players, one "starting chips" ledger grant per player, scheduled matches, seats).
+Setup is never part of a timed figure.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import insert, select  # noqa: E402
+
+from referee.config import ServiceConfig, load_service_config, parse_season  # noqa: E402
+from referee.seasons import GRANT_REASON, load_season  # noqa: E402
+from referee.store.db import Store  # noqa: E402
+from referee.store.models import LedgerEntry, Match, Player, Season, Seat  # noqa: E402
+
+GAME = "stationary-roulette"
+START = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
+ROUND = timedelta(hours=24)
+SECRET = "bench-secret-0123456789abcdef-0123"
+REFEREE_ADDRESS = "referee@league.test"
+PLAYER_DOMAIN = "players.test"
+STARTING_CHIPS = 200
+TIMEZONES = ("Europe/Berlin", "America/New_York", "UTC", "Asia/Tokyo", "Australia/Sydney")
+
+ROULETTE = "ROULETTE\nWinning colour: {colour}\nGold: 30\nSilver: 10\nBlack: 0"
+BET = "BET\nGold: 20\nSilver: 20"
+
+
+# ----------------------------------------------------------------------------- world
+
+
+@dataclass
+class World:
+    dir: Path
+    config: ServiceConfig
+    store: Store
+
+
+def write_config(folder: Path) -> ServiceConfig:
+    """A ``referee.toml`` like ``referee demo`` writes; paths relative to *folder*."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "referee.toml").write_text(
+        'database = "sqlite:///referee.db"\n'
+        f'secret = "{SECRET}"\n'
+        "[mail]\n"
+        f'address = "{REFEREE_ADDRESS}"\n'
+        'name = "Benchmark Referee"\n'
+        'inbox = "mail/inbox"\n'
+        'outbox = "mail/outbox"\n'
+        "per_address = true\n"
+    )
+    return load_service_config(folder / "referee.toml")
+
+
+def new_world(folder: Path) -> World:
+    config = write_config(folder)
+    store = Store(config.database)
+    store.migrate()
+    return World(folder, config, store)
+
+
+def open_world(folder: Path) -> World:
+    config = load_service_config(folder / "referee.toml")
+    return World(folder, config, Store(config.database))
+
+
+def player_key(i: int) -> str:
+    return f"p{i:06d}"
+
+
+def match_key(i: int) -> str:
+    return f"m{i:06d}"
+
+
+def seating(n_matches: int, n_players: int) -> list[tuple[int, int]]:
+    """Two different players per match; with fewer than 2 x matches players, players are reused."""
+    if n_players < 2:
+        raise ValueError("at least two players are needed")
+    seats = []
+    for i in range(n_matches):
+        a = (2 * i) % n_players
+        b = (2 * i + 1) % n_players
+        if b == a:  # odd player count wrapping round
+            b = (a + 1) % n_players
+        seats.append((a, b))
+    return seats
+
+
+def season_dict(n_matches: int, n_players: int, start: datetime = START) -> dict[str, Any]:
+    """The season, as the TOML file would give it (for ``parse_season``)."""
+    return {
+        "season": {"id": "bench", "name": "Benchmark season", "starting_chips": STARTING_CHIPS,
+                   "reminders": ["2h"]},
+        "players": [
+            {"id": player_key(j), "name": f"Player {j}", "email": f"{player_key(j)}@{PLAYER_DOMAIN}",
+             "timezone": TIMEZONES[j % len(TIMEZONES)]}
+            for j in range(n_players)
+        ],
+        "matches": [
+            {"id": match_key(i), "game": GAME, "players": [player_key(a), player_key(b)],
+             "start": start.isoformat(), "seed": i + 1}
+            for i, (a, b) in enumerate(seating(n_matches, n_players))
+        ],
+    }
+
+
+def setup_season(world: World, n_matches: int, n_players: int, *, how: str = "bulk",
+                 start: datetime = START) -> float:
+    """Load the season; returns the seconds it took. ``how``: "bulk" or "loader"."""
+    spec = parse_season(season_dict(n_matches, n_players, start), "bench season")
+    t0 = time.perf_counter()
+    if how == "loader":
+        load_season(world.store, spec, start - timedelta(days=1))
+    elif how == "bulk":
+        bulk_load(world.store, spec, start - timedelta(days=1))
+    else:
+        raise ValueError(how)
+    return time.perf_counter() - t0
+
+
+def bulk_load(store: Store, spec, now: datetime) -> None:
+    """Write the rows ``load_season`` writes for a new season, with executemany INSERTs."""
+    with store.engine.begin() as conn:
+        season_id = conn.execute(insert(Season).returning(Season.id), {
+            "key": spec.key, "name": spec.name, "settings": {"starting_chips": spec.starting_chips},
+            "created_at": now}).scalar_one()
+        conn.execute(insert(Player), [
+            {"season_id": season_id, "key": p.key, "name": p.name, "email": p.email, "timezone": p.timezone}
+            for p in spec.players])
+        player_ids = dict(conn.execute(select(Player.key, Player.id).where(Player.season_id == season_id)).all())
+        if spec.starting_chips > 0:
+            conn.execute(insert(LedgerEntry), [
+                {"season_id": season_id, "match_id": None, "seq": None, "from_account": "SEASON",
+                 "to_account": p.key, "amount": spec.starting_chips, "reason": GRANT_REASON, "step_key": None,
+                 "at": now}
+                for p in spec.players])
+        conn.execute(insert(Match), [
+            {"season_id": season_id, "key": m.key, "game": m.game, "seed": m.seed, "options": m.options,
+             "timing": {"steps": m.steps, "reminders": m.reminders}, "starts_at": m.starts_at,
+             "status": "scheduled", "state": None, "version": 1}
+            for m in spec.matches])
+        match_ids = dict(conn.execute(select(Match.key, Match.id).where(Match.season_id == season_id)).all())
+        conn.execute(insert(Seat), [
+            {"match_id": match_ids[m.key], "player_id": player_ids[k], "position": pos}
+            for m in spec.matches for pos, k in enumerate(m.players)])
+
+
+def copy_world(src: Path, dst: Path) -> None:
+    """Copy a world folder (database and Maildirs, keeping file times: they are delivery times)."""
+    shutil.copytree(src, dst, copy_function=shutil.copy2, symlinks=True)
+
+
+@contextmanager
+def temp_folder(keep: bool = False) -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="referee-bench-"))
+    try:
+        yield folder
+    finally:
+        if keep:
+            print(f"(kept {folder})")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+@contextmanager
+def timed(results: dict[str, float], name: str) -> Iterator[None]:
+    gc.collect()
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        results[name] = time.perf_counter() - t0
+
+
+def rss_mb() -> float:
+    """Current resident set size (VmRSS) in MB."""
+    return _status_kb("VmRSS") / 1024
+
+
+def hwm_mb() -> float:
+    """Peak resident set size (VmHWM) in MB."""
+    return _status_kb("VmHWM") / 1024
+
+
+def maxrss_mb() -> float:
+    """``ru_maxrss`` of this process in MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _status_kb(field: str) -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return float(line.split()[1])
+    except OSError:
+        pass
+    return float("nan")
+
+
+def table(rows: list[tuple[Any, ...]], headers: tuple[str, ...]) -> str:
+    """A plain text table; numbers right-aligned."""
+    cells = [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    numeric = [all(isinstance(row[i], (int, float)) or row[i] in ("", "-") for row in rows) for i in range(len(headers))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if numeric[i] else v.ljust(w) for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+
+    out = [line(list(headers)), line(["-" * w for w in widths])]
+    out.extend(line(r) for r in cells)
+    return "\n".join(out)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if value != value:
+            return "n/a"
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        if abs(value) >= 10:
+            return f"{value:.1f}"
+        return f"{value:.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def machine() -> str:
+    import platform
+    import sqlite3
+
+    import sqlalchemy
+    return (f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, SQLAlchemy {sqlalchemy.__version__}, "
+            f"{os.cpu_count()} CPUs, {platform.system()} {platform.release()}")

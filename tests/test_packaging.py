@@ -1,0 +1,52 @@
+"""Templates and migrations are found from a checkout and from an installed wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from referee.render import render_mail, template_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_templates_found_from_the_checkout():
+    assert (template_dir() / "mail" / "common" / "error.txt").is_file()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out),
+                    str(ROOT)], check=True, capture_output=True, timeout=300)
+    return next(out.glob("referee-*.whl"))
+
+
+def test_wheel_ships_every_template_and_migration(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in (ROOT / "templates").rglob("*"):
+        if path.is_file():
+            assert f"referee/templates/{path.relative_to(ROOT / 'templates').as_posix()}" in names
+    for path in (ROOT / "referee" / "store" / "migrations").rglob("*.py"):
+        assert f"referee/{path.relative_to(ROOT / 'referee').as_posix()}" in names
+    assert "scheduler/runner.py" in names
+
+
+def test_templates_render_from_an_unpacked_wheel(wheel, tmp_path):
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    code = ("import referee.render as r, sys; d = r.template_dir(); "
+            "assert str(d).startswith(sys.argv[1]), d; "
+            "print(r.render_mail('common', 'unaddressed', {'player': {'name': 'A'}, 'running': []}).subject)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                          cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "which match" in proc.stdout
+
+
+def test_strict_undefined_catches_a_missing_variable():
+    with pytest.raises(Exception, match="undefined"):
+        render_mail("common", "unaddressed", {"player": {"name": "A"}})
