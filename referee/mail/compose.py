@@ -2,8 +2,10 @@
 
 The same inputs always give the same bytes: the caller supplies the Message-ID and
 the Date, and the MIME boundary of a multipart message is derived from its content.
-Output uses ``email.policy.SMTP`` (CRLF line ends, headers folded at 78 columns,
-non-ASCII headers RFC 2047-encoded). Text parts are UTF-8 and 7bit when they can
+Output uses ``email.policy.SMTP`` (CRLF line ends, non-ASCII headers RFC 2047-encoded,
+body lines within 78 columns). Headers are folded only past 998 characters: at 78
+columns the email package folds a subject such as "[Game] ..." right after "Subject:",
+which clients then show with a leading space. Text parts are UTF-8 and 7bit when they can
 be, quoted-printable otherwise, so they pass any relay.
 """
 
@@ -28,6 +30,7 @@ _MANAGED = frozenset(h.lower() for h in (
     "Content-Transfer-Encoding",
 ))
 _AUTO_SUBMITTED = frozenset({"auto-generated", "auto-replied", "no"})
+_OUTPUT = policy.SMTP.clone(max_line_length=998)  # bodies are encoded at 78 columns before this applies
 
 
 def compose(
@@ -87,7 +90,7 @@ def compose(
             del part["MIME-Version"]  # only the top level carries it (RFC 2045 section 4)
         seed = "\0".join((message_id, text, html)).encode("utf-8", "surrogatepass")
         msg.set_boundary("=_" + hashlib.sha256(seed).hexdigest()[:40])
-    return msg.as_bytes(policy=policy.SMTP)
+    return msg.as_bytes(policy=_OUTPUT)
 
 
 def make_message_id(key: str, domain: str) -> str:

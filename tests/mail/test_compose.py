@@ -185,3 +185,10 @@ def test_make_message_id() -> None:
     assert make_message_id("é" * 200, "d").isascii()
     odd = make_message_id("..a..<b>@c ", "d")
     assert "<" not in odd and ".." not in odd and odd.count("@") == 1
+
+
+def test_long_bracketed_subject_stays_on_the_subject_line() -> None:
+    subject = "[Stationary Roulette] Preparation phase is open - prepare your first roulette"
+    data = make(subject=subject)
+    assert f"Subject: {subject}\r\n".encode() in data
+    assert parse_message(data).subject == subject
