@@ -18,7 +18,7 @@ import shutil
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from referee.config import ConfigError, load_season, load_service_config, new_secret
 from referee.games import GAMES
@@ -60,6 +60,7 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
           f"starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n", file=out)
     referee.tick(start)
     game = GAMES[GAME]
+    notes: list[str] = []
     for round_no in range(11):
         opened = start + round_no * ROUND
         for offset, key in ((3, "alice"), (5, "bob")):
@@ -71,9 +72,9 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
                 player.send(round_no, at, illegal_bet=True)
                 referee.tick(at)
                 error = clients["bob"].latest()
-                print(f"  {error.subject}", file=out)
-                print(f"    {problem_line(error.text)}", file=out)
+                notes.append(f"  bob's first reply was rejected by mail: {problem_line(error.text)}")
                 at += timedelta(hours=1)
+                notes.append("  bob sent a corrected bet an hour later; it was accepted")
             player.send(round_no, at)
             referee.tick(at)
         referee.tick(opened + ROUND)  # the deadline: the round is settled, results mailed
@@ -81,6 +82,9 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
             match = session.query(Match).filter_by(key="demo-1").one()
             public = game.view(match.state, None)
         print(round_summary(public["history"][-1]), file=out)
+        for note in notes:
+            print(note, file=out)
+        notes.clear()
         if public["over"]:
             break
 
@@ -143,7 +147,7 @@ class ScriptedPlayer:
         return f"BET\n{first}: {a}\n{second}: {40 - a}"
 
 
-def round_summary(entry: dict) -> str:
+def round_summary(entry: dict[str, Any]) -> str:
     lines = [f"{entry['title']}:"]
     for r in entry["roulettes"]:
         bet = ", ".join(f"{c} {n}" for c, n in r["bet"].items() if n) or "nothing"
@@ -151,9 +155,17 @@ def round_summary(entry: dict) -> str:
         bonus = f", bonus +{r['bonus']['points']} to {r['bonus']['to']}" if r["bonus"] else ""
         lines.append(f"  {r['bettor']} bet {bet}{extra} on {r['preparer']}'s roulette -> {r['winning']}; "
                      f"points {', '.join(f'{p} +{n}' for p, n in r['earned'].items())}{bonus}")
+    bettors = {r["bettor"] for r in entry["roulettes"]}
+    if entry["round"] > 0:
+        for p in entry["points"]:
+            if p not in bettors:
+                lines.append(f"  {p} had nothing to bet on: the opponent prepared no roulette last round")
     for p, missed in entry["missed"].items():
         if missed:
             lines.append(f"  {p} missed the deadline: no {' and no '.join(missed)}")
+    for p, n in entry["inactivity_points"].items():
+        if n:
+            lines.append(f"  {p} +{n} points: the opponent prepared no roulette")
     for pay in entry["payments"]:
         lines.append(f"  {pay['from']} pays {pay['paid']} chips to {pay['to']} ({pay['reason']})")
     lines.append("  totals: " + "; ".join(f"{p} {entry['points'][p]} points, {entry['chips'][p]} chips"
