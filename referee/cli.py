@@ -46,11 +46,21 @@ poll_seconds = 30
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line, like every other error of the command."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     if args.command != "run":
         # one-shot commands keep stderr quiet unless asked; `run` logs everything it does
         logging.getLogger().setLevel(logging.DEBUG if args.debug else logging.WARNING)
@@ -69,22 +79,34 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         return 1
+    except OSError as exc:
+        print(
+            f"referee: error: {exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''}", file=sys.stderr
+        )
+        if args.debug:
+            raise
+        return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: one line for the user, the traceback in the log with --debug
+        print(f"referee: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        if args.debug:
+            raise
+        return 1
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="referee", description="A play-by-email referee for betting games.")
+    parser = Parser(prog="referee", description="A play-by-email referee for betting games.")
     parser.add_argument("--config", help=f"service configuration file (default: $REFEREE_CONFIG or ./{CONFIG_NAME})")
     parser.add_argument("--debug", action="store_true", help="verbose logs and full tracebacks")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
     p = sub.add_parser("init", help="create or migrate the database (and a referee.toml if there is none)")
     p.add_argument("--database", help="database URL for a new referee.toml (default sqlite:///referee.db)")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("season", help="season files")
-    season_sub = p.add_subparsers(dest="season_command", required=True, metavar="ACTION")
+    season_sub = p.add_subparsers(dest="season_command", required=True, metavar="ACTION", parser_class=Parser)
     pl = season_sub.add_parser("load", help="load or update a season from a TOML file")
     pl.add_argument("file", type=Path)
     pl.add_argument("--check", action="store_true", help="only check the file; change nothing")
@@ -103,13 +125,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("demo", help="play a whole match by mail between two scripted players")
-    p.add_argument("--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)")
+    p.add_argument(
+        "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"
+    )
     p.add_argument("--seed", type=int, default=7, help="match seed and scripted players' choices (default 7)")
     p.set_defaults(func=cmd_demo)
     return parser
 
 
 # ---------------------------------------------------------------------------- commands
+
 
 def cmd_init(args: argparse.Namespace) -> int:
     path = Path(args.config) if args.config else Path(CONFIG_NAME)
@@ -179,6 +204,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- helpers
 
+
 def open_store(args: argparse.Namespace) -> tuple[ServiceConfig, Store]:
     config = load_service_config(find_config(args.config))
     store = Store(config.database)
@@ -193,8 +219,12 @@ def make_referee(config: ServiceConfig, store: Store):
     from referee.mail.maildir import MaildirInbox, MaildirOutbox
     from referee.service import Referee
 
-    return Referee(store, config, inbox=MaildirInbox(config.mail.inbox),
-                   outbox=MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address))
+    return Referee(
+        store,
+        config,
+        inbox=MaildirInbox(config.mail.inbox),
+        outbox=MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address),
+    )
 
 
 def safe_url(url: str) -> str:

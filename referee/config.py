@@ -31,10 +31,11 @@ class ConfigError(Exception):
 
 # ---------------------------------------------------------------------------- helpers
 
+
 def parse_duration(value: Any, where: str) -> timedelta:
     """``"24h"``, ``"1h30m"``, ``"90m"``, ``"2d"``, ``"45s"``; a bare number means hours."""
     if isinstance(value, bool):
-        raise ConfigError(f"{where}: expected a duration such as \"24h\" or \"90m\", got {value!r}")
+        raise ConfigError(f'{where}: expected a duration such as "24h" or "90m", got {value!r}')
     if isinstance(value, (int, float)):
         if value <= 0:
             raise ConfigError(f"{where}: a duration must be positive, got {value!r}")
@@ -46,7 +47,7 @@ def parse_duration(value: Any, where: str) -> timedelta:
             td = timedelta(days=d, hours=h, minutes=mi, seconds=s)
             if td > timedelta(0):
                 return td
-    raise ConfigError(f"{where}: expected a duration such as \"24h\", \"90m\" or \"1h30m\", got {value!r}")
+    raise ConfigError(f'{where}: expected a duration such as "24h", "90m" or "1h30m", got {value!r}')
 
 
 def parse_instant(value: Any, where: str) -> datetime:
@@ -67,11 +68,11 @@ def parse_instant(value: Any, where: str) -> datetime:
 
 def check_timezone(value: Any, where: str) -> str:
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected an IANA time zone name such as \"Europe/Berlin\", got {value!r}")
+        raise ConfigError(f'{where}: expected an IANA time zone name such as "Europe/Berlin", got {value!r}')
     try:
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"{where}: unknown time zone {value!r} (use an IANA name such as \"Europe/Berlin\")") from None
+        raise ConfigError(f'{where}: unknown time zone {value!r} (use an IANA name such as "Europe/Berlin")') from None
     return value
 
 
@@ -111,14 +112,15 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- service config
 
+
 @dataclass
 class MailConfig:
-    address: str                  # our From; personal reply addresses are local+token@domain
+    address: str  # our From; personal reply addresses are local+token@domain
     name: str = "Referee"
     transport: str = "maildir"
-    inbox: Path | None = None     # maildir transport: where inbound mail is delivered
-    outbox: Path | None = None    # maildir transport: where we deliver outbound mail
-    per_address: bool = True      # one Maildir per recipient under outbox/
+    inbox: Path | None = None  # maildir transport: where inbound mail is delivered
+    outbox: Path | None = None  # maildir transport: where we deliver outbound mail
+    per_address: bool = True  # one Maildir per recipient under outbox/
 
     @property
     def local(self) -> str:
@@ -151,7 +153,7 @@ def load_service_config(path: Path) -> ServiceConfig:
 
     database = _str(data, "database", where, "sqlite:///referee.db")
     if database.startswith("sqlite:///") and not database.startswith("sqlite:////"):
-        rel = database[len("sqlite:///"):]
+        rel = database[len("sqlite:///") :]
         if rel and rel != ":memory:":
             database = f"sqlite:///{(base / rel).resolve()}"
 
@@ -199,8 +201,15 @@ def load_service_config(path: Path) -> ServiceConfig:
     level = str(svc.get("log_level", "INFO")).upper()
     if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         raise ConfigError(f"{swhere}: log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
-    return ServiceConfig(path=path, database=database, secret=secret, mail=mc,
-                         poll_seconds=float(poll), outbox_max_attempts=attempts, log_level=level)
+    return ServiceConfig(
+        path=path,
+        database=database,
+        secret=secret,
+        mail=mc,
+        poll_seconds=float(poll),
+        outbox_max_attempts=attempts,
+        log_level=level,
+    )
 
 
 def find_config(explicit: str | None) -> Path:
@@ -219,6 +228,7 @@ def new_secret() -> str:
 
 # ---------------------------------------------------------------------------- season files
 
+
 @dataclass
 class PlayerSpec:
     key: str
@@ -234,9 +244,9 @@ class MatchSpec:
     players: list[str]
     starts_at: datetime
     seed: int
-    seed_given: bool              # False: drawn at load time; a reload keeps the stored seed
-    steps: dict[str, float]       # step kind -> seconds
-    reminders: list[float]        # seconds before a deadline
+    seed_given: bool  # False: drawn at load time; a reload keeps the stored seed
+    steps: dict[str, float]  # step kind -> seconds
+    reminders: list[float]  # seconds before a deadline
     options: dict[str, Any]
 
 
@@ -301,8 +311,14 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
             raise ConfigError(f"{pwhere}: email {email!r} is used by another player")
         seen_keys.add(pkey)
         seen_emails.add(email)
-        players.append(PlayerSpec(key=pkey, name=_str(p, "name", pwhere, pkey), email=email,
-                                  timezone=check_timezone(p.get("timezone", "UTC"), f"{pwhere} timezone")))
+        players.append(
+            PlayerSpec(
+                key=pkey,
+                name=_str(p, "name", pwhere, pkey),
+                email=email,
+                timezone=check_timezone(p.get("timezone", "UTC"), f"{pwhere} timezone"),
+            )
+        )
 
     raw_matches = data.get("matches", [])
     if not isinstance(raw_matches, list):
@@ -334,8 +350,11 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         if len(set(mplayers)) != len(mplayers):
             raise ConfigError(f"{mwhere}: a player is listed twice")
         if not game.min_players <= len(mplayers) <= game.max_players:
-            need = (str(game.min_players) if game.min_players == game.max_players
-                    else f"{game.min_players} to {game.max_players}")
+            need = (
+                str(game.min_players)
+                if game.min_players == game.max_players
+                else f"{game.min_players} to {game.max_players}"
+            )
             raise ConfigError(f"{mwhere}: {game.title} needs {need} players, got {len(mplayers)}")
         if "start" in m:
             start = parse_instant(m["start"], f"{mwhere} start")
@@ -352,31 +371,49 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
 
         gtable = games.get(gname, {})
         steps: dict[str, float] = {kind: hours * 3600 for kind, hours in game.step_kinds.items()}
-        for source, swhere2 in ((season_phase, f"{swhere} phase_length"),
-                                (gtable.get("phase_length"), f"{where} [games.{gname}] phase_length"),
-                                (m.get("phase_length"), f"{mwhere} phase_length")):
+        for source, swhere2 in (
+            (season_phase, f"{swhere} phase_length"),
+            (gtable.get("phase_length"), f"{where} [games.{gname}] phase_length"),
+            (m.get("phase_length"), f"{mwhere} phase_length"),
+        ):
             if source is not None:
                 length = parse_duration(source, swhere2).total_seconds()
                 steps = {kind: length for kind in steps}
-        for table, twhere in ((gtable.get("steps", {}), f"{where} [games.{gname}.steps]"),
-                              (m.get("steps", {}), f"{mwhere} steps")):
+        for table, twhere in (
+            (gtable.get("steps", {}), f"{where} [games.{gname}.steps]"),
+            (m.get("steps", {}), f"{mwhere} steps"),
+        ):
             if not isinstance(table, dict):
                 raise ConfigError(f"{twhere}: must be a table of step kind = duration")
             for kind, value in table.items():
                 if kind not in steps:
-                    raise ConfigError(f"{twhere}: {gname} has no step kind {kind!r} "
-                                      f"(it has: {', '.join(sorted(steps))})")
+                    raise ConfigError(
+                        f"{twhere}: {gname} has no step kind {kind!r} (it has: {', '.join(sorted(steps))})"
+                    )
                 steps[kind] = parse_duration(value, f"{twhere} {kind}").total_seconds()
 
         reminders_raw = m.get("reminders", gtable.get("reminders", season_reminders))
         if not isinstance(reminders_raw, list):
-            raise ConfigError(f"{mwhere}: reminders must be a list of durations such as [\"2h\", \"30m\"]")
-        reminders = sorted({parse_duration(r, f"{mwhere} reminders").total_seconds() for r in reminders_raw},
-                           reverse=True)
+            raise ConfigError(f'{mwhere}: reminders must be a list of durations such as ["2h", "30m"]')
+        reminders = sorted(
+            {parse_duration(r, f"{mwhere} reminders").total_seconds() for r in reminders_raw}, reverse=True
+        )
         options = dict(gtable.get("options", {}))
         options.update(m.get("options", {}))
-        matches.append(MatchSpec(key=mkey, game=gname, players=list(mplayers), starts_at=start, seed=seed,
-                                 seed_given=seed_given, steps=steps, reminders=reminders, options=options))
+        matches.append(
+            MatchSpec(
+                key=mkey,
+                game=gname,
+                players=list(mplayers),
+                starts_at=start,
+                seed=seed,
+                seed_given=seed_given,
+                steps=steps,
+                reminders=reminders,
+                options=options,
+            )
+        )
 
-    return SeasonSpec(key=key, name=_str(season, "name", swhere, key), starting_chips=chips,
-                      players=players, matches=matches)
+    return SeasonSpec(
+        key=key, name=_str(season, "name", swhere, key), starting_chips=chips, players=players, matches=matches
+    )

@@ -36,9 +36,9 @@ PLAYERS = {
     "alice": ("Alice", "Europe/Berlin"),
     "bob": ("Bob", "America/New_York"),
 }
-BLACK_ROUND = 3          # alice's roulette prepared in this round wins on Black
-REJECTED_BET_ROUND = 2   # bob's first bet this round names three colours and is rejected
-MISSED_ROUND = 5         # bob sends nothing this round
+BLACK_ROUND = 3  # alice's roulette prepared in this round wins on Black
+REJECTED_BET_ROUND = 2  # bob's first bet this round names three colours and is rejected
+MISSED_ROUND = 5  # bob sends nothing this round
 
 
 def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
@@ -49,15 +49,21 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
     store = Store(config.database)
     store.migrate()
     load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
-    referee = Referee(store, config, inbox=MaildirInbox(config.mail.inbox),
-                      outbox=MaildirOutbox(config.mail.outbox, per_address=True))
-    clients = {key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test",
-                                   config.mail.inbox) for key, (name, _tz) in PLAYERS.items()}
+    referee = Referee(
+        store, config, inbox=MaildirInbox(config.mail.inbox), outbox=MaildirOutbox(config.mail.outbox, per_address=True)
+    )
+    clients = {
+        key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
+        for key, (name, _tz) in PLAYERS.items()
+    }
     players = {key: ScriptedPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
 
     print(f"referee demo in {folder}", file=out)
-    print(f"Stationary Roulette, alice vs bob, seed {seed}; one day of play per round, "
-          f"starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n", file=out)
+    print(
+        f"Stationary Roulette, alice vs bob, seed {seed}; one day of play per round, "
+        f"starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n",
+        file=out,
+    )
     referee.tick(start)
     game = GAMES[GAME]
     notes: list[str] = []
@@ -153,8 +159,10 @@ def round_summary(entry: dict[str, Any]) -> str:
         bet = ", ".join(f"{c} {n}" for c, n in r["bet"].items() if n) or "nothing"
         extra = " (no bet sent)" if r["bet_missed"] else ""
         bonus = f", bonus +{r['bonus']['points']} to {r['bonus']['to']}" if r["bonus"] else ""
-        lines.append(f"  {r['bettor']} bet {bet}{extra} on {r['preparer']}'s roulette -> {r['winning']}; "
-                     f"points {', '.join(f'{p} +{n}' for p, n in r['earned'].items())}{bonus}")
+        lines.append(
+            f"  {r['bettor']} bet {bet}{extra} on {r['preparer']}'s roulette -> {r['winning']}; "
+            f"points {', '.join(f'{p} +{n}' for p, n in r['earned'].items())}{bonus}"
+        )
     bettors = {r["bettor"] for r in entry["roulettes"]}
     if entry["round"] > 0:
         for p in entry["points"]:
@@ -168,8 +176,9 @@ def round_summary(entry: dict[str, Any]) -> str:
             lines.append(f"  {p} +{n} points: the opponent prepared no roulette")
     for pay in entry["payments"]:
         lines.append(f"  {pay['from']} pays {pay['paid']} chips to {pay['to']} ({pay['reason']})")
-    lines.append("  totals: " + "; ".join(f"{p} {entry['points'][p]} points, {entry['chips'][p]} chips"
-                                          for p in entry["points"]))
+    lines.append(
+        "  totals: " + "; ".join(f"{p} {entry['points'][p]} points, {entry['chips'][p]} chips" for p in entry["points"])
+    )
     return "\n".join(lines)
 
 
@@ -209,12 +218,15 @@ per_address = true
 [service]
 poll_seconds = 5
 """)
-    players = "\n".join(f"""[[players]]
+    players = "\n".join(
+        f"""[[players]]
 id = "{key}"
 name = "{name}"
 email = "{key}@demo.test"
 timezone = "{tz}"
-""" for key, (name, tz) in PLAYERS.items())
+"""
+        for key, (name, tz) in PLAYERS.items()
+    )
     (folder / "season.toml").write_text(f"""# written by `referee demo`
 [season]
 id = "demo"

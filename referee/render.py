@@ -56,4 +56,4 @@ def render_mail(game: str, name: str, context: dict[str, Any]) -> RenderedMail:
     head, _, body = rendered.partition("\n")
     if not head.startswith("Subject:"):
         raise ValueError(f"template {template.name} must start with a 'Subject:' line")
-    return RenderedMail(subject=head[len("Subject:"):].strip(), text=body.lstrip("\n").rstrip() + "\n")
+    return RenderedMail(subject=head[len("Subject:") :].strip(), text=body.lstrip("\n").rstrip() + "\n")

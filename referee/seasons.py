@@ -25,8 +25,9 @@ def load_season(store: Store, spec: SeasonSpec, now: datetime) -> list[str]:
     with store.unit_of_work() as session:
         season = session.scalar(select(Season).where(Season.key == spec.key))
         if season is None:
-            season = Season(key=spec.key, name=spec.name, settings={"starting_chips": spec.starting_chips},
-                            created_at=now)
+            season = Season(
+                key=spec.key, name=spec.name, settings={"starting_chips": spec.starting_chips}, created_at=now
+            )
             session.add(season)
             session.flush()
             changes.append(f"season {spec.key}: created")
@@ -55,17 +56,33 @@ def load_season(store: Store, spec: SeasonSpec, now: datetime) -> list[str]:
             if match is not None and match.season_id != season.id:
                 raise ConfigError(f"match {ms.key!r} already belongs to another season")
             if match is None:
-                match = Match(season_id=season.id, key=ms.key, game=ms.game, seed=ms.seed, options=ms.options,
-                              timing=timing, starts_at=ms.starts_at, status="scheduled", state=None)
+                match = Match(
+                    season_id=season.id,
+                    key=ms.key,
+                    game=ms.game,
+                    seed=ms.seed,
+                    options=ms.options,
+                    timing=timing,
+                    starts_at=ms.starts_at,
+                    status="scheduled",
+                    state=None,
+                )
                 session.add(match)
                 session.flush()
                 _seat(session, match, [players[k] for k in ms.players])
-                changes.append(f"match {ms.key}: {ms.game} for {', '.join(ms.players)}, starts {ms.starts_at:%Y-%m-%d %H:%M} UTC")
+                changes.append(
+                    f"match {ms.key}: {ms.game} for {', '.join(ms.players)}, starts {ms.starts_at:%Y-%m-%d %H:%M} UTC"
+                )
                 continue
             current = [seat.player.key for seat in match.seats]
             if match.status == "scheduled":
                 if (match.game, current, match.starts_at, match.options, match.timing) != (
-                        ms.game, ms.players, ms.starts_at, ms.options, timing) or (ms.seed_given and ms.seed != match.seed):
+                    ms.game,
+                    ms.players,
+                    ms.starts_at,
+                    ms.options,
+                    timing,
+                ) or (ms.seed_given and ms.seed != match.seed):
                     match.game, match.starts_at, match.options, match.timing = ms.game, ms.starts_at, ms.options, timing
                     if ms.seed_given:
                         match.seed = ms.seed
@@ -78,8 +95,11 @@ def load_season(store: Store, spec: SeasonSpec, now: datetime) -> list[str]:
                     changes.append(f"match {ms.key}: updated (not started yet)")
                 continue
             if (match.game, current, match.starts_at) != (ms.game, ms.players, ms.starts_at) or (
-                    ms.seed_given and ms.seed != match.seed):
-                raise ConfigError(f"match {ms.key!r} has started: its game, players, seed and start can no longer change")
+                ms.seed_given and ms.seed != match.seed
+            ):
+                raise ConfigError(
+                    f"match {ms.key!r} has started: its game, players, seed and start can no longer change"
+                )
             if match.timing != timing:
                 match.timing = timing
                 changes.append(f"match {ms.key}: step lengths and reminders updated (from its next step on)")
@@ -92,12 +112,28 @@ def _seat(session: Session, match: Match, players: list[Player]) -> None:
     session.flush()
 
 
-def _grant_starting_chips(session: Session, season: Season, key: str, amount: int, now: datetime,
-                          changes: list[str]) -> None:
-    granted = session.scalar(select(LedgerEntry.id).where(
-        LedgerEntry.season_id == season.id, LedgerEntry.to_account == key, LedgerEntry.from_account == "SEASON",
-        LedgerEntry.reason == GRANT_REASON))
+def _grant_starting_chips(
+    session: Session, season: Season, key: str, amount: int, now: datetime, changes: list[str]
+) -> None:
+    granted = session.scalar(
+        select(LedgerEntry.id).where(
+            LedgerEntry.season_id == season.id,
+            LedgerEntry.to_account == key,
+            LedgerEntry.from_account == "SEASON",
+            LedgerEntry.reason == GRANT_REASON,
+        )
+    )
     if granted is None and amount > 0:
-        session.add(LedgerEntry(season_id=season.id, match_id=None, seq=None, from_account="SEASON", to_account=key,
-                                amount=amount, reason=GRANT_REASON, at=now))
+        session.add(
+            LedgerEntry(
+                season_id=season.id,
+                match_id=None,
+                seq=None,
+                from_account="SEASON",
+                to_account=key,
+                amount=amount,
+                reason=GRANT_REASON,
+                at=now,
+            )
+        )
         changes.append(f"player {key}: granted {amount} starting chips")

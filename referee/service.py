@@ -16,12 +16,12 @@ step opened at the deadline, so the schedule never drifts) -> ``flush_outbox``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
@@ -93,14 +93,19 @@ def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
 
 
 class Referee:
-    def __init__(self, store: Store, config: ServiceConfig, inbox: InboxTransport | None = None,
-                 outbox: OutboxTransport | None = None):
+    def __init__(
+        self,
+        store: Store,
+        config: ServiceConfig,
+        inbox: InboxTransport | None = None,
+        outbox: OutboxTransport | None = None,
+    ):
         self.store = store
         self.config = config
         self.inbox = inbox
         self.outbox = outbox
         self.own_addresses = (config.mail.address,)
-        self.steps_closed = 0   # counts every close, also those a late-processed mail triggers
+        self.steps_closed = 0  # counts every close, also those a late-processed mail triggers
         self.loop_value = config.mail.domain
 
     # ------------------------------------------------------------------ the whole cycle
@@ -132,7 +137,7 @@ class Referee:
         items = [item for item in self.inbox.pending() if item.delivered_at <= now]
         count = 0
         for start in range(0, len(items), BATCH):
-            chunk = items[start:start + BATCH]
+            chunk = items[start : start + BATCH]
             with self.store.unit_of_work() as session:
                 for item in chunk:
                     raw = self.inbox.read(item)
@@ -141,8 +146,11 @@ class Referee:
                     if exists is not None:
                         log.info("inbound %s: duplicate of stored message %s, not stored again", item.key, exists)
                         continue
-                    session.add(Inbound(message_key=key, source=item.key, raw=raw,
-                                        received_at=item.delivered_at, status="pending"))
+                    session.add(
+                        Inbound(
+                            message_key=key, source=item.key, raw=raw, received_at=item.delivered_at, status="pending"
+                        )
+                    )
                     session.flush()
                     count += 1
             for item in chunk:
@@ -154,8 +162,11 @@ class Referee:
         while True:
             with self.store.unit_of_work() as session:
                 rows = session.scalars(
-                    select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
-                    .order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
+                    select(Inbound)
+                    .where(Inbound.status == "pending", Inbound.received_at <= now)
+                    .order_by(Inbound.received_at, Inbound.id)
+                    .limit(BATCH)
+                ).all()
                 if not rows:
                     return report
                 for row in rows:
@@ -186,10 +197,18 @@ class Referee:
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
         self._close_until(session, match, row.received_at)
         if match.status != "running":
-            return self._reject(session, row, mail, match, player, now,
-                                reason="This match is over; nothing more can be submitted.", line=None)
+            return self._reject(
+                session,
+                row,
+                mail,
+                match,
+                player,
+                now,
+                reason="This match is over; nothing more can be submitted.",
+                line=None,
+            )
 
-        late = self._late_reply(session, mail, match)
+        late = self._late_reply(session, mail, match, player)
         if late is not None:
             return self._reject(session, row, mail, match, player, now, line=None, reason=late)
 
@@ -200,8 +219,7 @@ class Referee:
             return self._reject(session, row, mail, match, player, now, reason=exc.reason, line=exc.line)
 
         if not moves:
-            return self._reject(session, row, mail, match, player, now,
-                                reason="Your mail contains no move.", line=None)
+            return self._reject(session, row, mail, match, player, now, reason="Your mail contains no move.", line=None)
         # A mail is all or nothing: every move in it is accepted, or none is recorded -- except
         # where the rules punish a well-formed illegal move: the penalty stands (with the moves
         # before it, on which it was computed).
@@ -215,17 +233,35 @@ class Referee:
             if not applied.accepted:
                 if applied.changed:
                     self._record_moves(session, match, game, player, logged, state, row)
-                return self._reject(session, row, mail, match, player, now, line=None, penalised=applied.changed,
-                                    reason=applied.reason or "That move is not allowed now.")
+                return self._reject(
+                    session,
+                    row,
+                    mail,
+                    match,
+                    player,
+                    now,
+                    line=None,
+                    penalised=applied.changed,
+                    reason=applied.reason or "That move is not allowed now.",
+                )
         self._record_moves(session, match, game, player, logged, state, row)
-        self._mail_player(session, "receipt", match, player, dedupe=f"receipt:{row.message_key}",
-                          reply_to_mail=mail, at=now)
+        self._mail_player(
+            session, "receipt", match, player, dedupe=f"receipt:{row.message_key}", reply_to_mail=mail, at=now
+        )
         if match.step_key != step_before:
             self._announce_step(session, match, row.received_at)
         return self._finish(row, "accepted", f"{len(logged)} move(s) for {match.key}", now)
 
-    def _record_moves(self, session: Session, match: Match, game: Game, player: Player,
-                      logged: list[dict[str, Any]], state: State, row: Inbound) -> None:
+    def _record_moves(
+        self,
+        session: Session,
+        match: Match,
+        game: Game,
+        player: Player,
+        logged: list[dict[str, Any]],
+        state: State,
+        row: Inbound,
+    ) -> None:
         for payload in logged:
             self._log_event(session, match, "move", player.key, payload, row.received_at, inbound_id=row.id)
         self._save_state(session, match, game, state, row.received_at)
@@ -243,15 +279,26 @@ class Referee:
             return f"spoof:{seat.id}"
         return seat
 
-    def _unauthenticated(self, session: Session, row: Inbound, mail: InboundMail, why: str,
-                         now: datetime) -> str:
+    def _unauthenticated(self, session: Session, row: Inbound, mail: InboundMail, why: str, now: datetime) -> str:
         """Never obey, never answer a stranger; tell a registered player what went wrong."""
         if why.startswith("spoof:"):
             seat = session.get(Seat, int(why.split(":")[1]))
-            log.warning("inbound %s: From %s is not the registered address of %s in %s; ignored",
-                        row.id, mail.from_addr, seat.player.key, seat.match.key)
-            self._mail_player(session, "spoof", seat.match, seat.player, dedupe=f"spoof:{row.message_key}",
-                              at=now, extra={"sender": mail.from_addr, "received": row.received_at})
+            log.warning(
+                "inbound %s: From %s is not the registered address of %s in %s; ignored",
+                row.id,
+                mail.from_addr,
+                seat.player.key,
+                seat.match.key,
+            )
+            self._mail_player(
+                session,
+                "spoof",
+                seat.match,
+                seat.player,
+                dedupe=f"spoof:{row.message_key}",
+                at=now,
+                extra={"sender": mail.from_addr, "received": row.received_at},
+            )
             row.match_id = seat.match_id
             return self._finish(row, "rejected", f"sender {mail.from_addr} is not the seat's registered address", now)
         players = session.scalars(select(Player).where(Player.email == mail.from_addr)).all()
@@ -259,39 +306,72 @@ class Referee:
             log.warning("inbound %s: %s from unknown sender %s; dropped", row.id, why, mail.from_addr)
             return self._finish(row, "ignored", f"{why}; unknown sender {mail.from_addr}, not answered", now)
         player = players[0]
-        seats = session.scalars(select(Seat).join(Match).where(
-            Seat.player_id.in_([p.id for p in players]), Match.status == "running")).all()
+        seats = session.scalars(
+            select(Seat).join(Match).where(Seat.player_id.in_([p.id for p in players]), Match.status == "running")
+        ).all()
         # match=None: this answer must carry no match's reply address, or a reply to it could
         # land in the wrong match of a player who plays several.
-        self._mail_player(session, "unaddressed", None, player,
-                          dedupe=f"unaddressed:{row.message_key}", reply_to_mail=mail, at=now,
-                          extra={"running": [s.match.key for s in seats]})
+        self._mail_player(
+            session,
+            "unaddressed",
+            None,
+            player,
+            dedupe=f"unaddressed:{row.message_key}",
+            reply_to_mail=mail,
+            at=now,
+            extra={"running": [s.match.key for s in seats]},
+        )
         return self._finish(row, "rejected", f"{why}: sent to a plain address, not a match's reply address", now)
 
-    def _late_reply(self, session: Session, mail: InboundMail, match: Match) -> str | None:
+    def _late_reply(self, session: Session, mail: InboundMail, match: Match, player: Player) -> str | None:
         """A reply to one of our mails about a step that has closed since is not moved to the next step."""
         ids = [i for i in (mail.in_reply_to, *reversed(mail.references)) if i]
         if not ids:
             return None
-        step = session.scalar(select(Outbox.step_key).where(Outbox.message_id.in_(ids), Outbox.match_id == match.id,
-                                                            Outbox.step_key.is_not(None)).order_by(Outbox.id.desc()).limit(1))
+        step = session.scalar(
+            select(Outbox.step_key)
+            .where(Outbox.message_id.in_(ids), Outbox.match_id == match.id, Outbox.step_key.is_not(None))
+            .order_by(Outbox.id.desc())
+            .limit(1)
+        )
         if step is None or step == match.step_key:
             return None
-        closed = session.scalars(select(Event).where(Event.match_id == match.id, Event.kind == "timeout",
-                                                     Event.step_key == step)).first()
+        closed = session.scalars(
+            select(Event).where(Event.match_id == match.id, Event.kind == "timeout", Event.step_key == step)
+        ).first()
         if closed is None:
             return None
         title = closed.payload.get("title") or step
         now_open = GAMES[match.game].step(match.state)
-        return (f"Your mail answers our mail about {title}, which closed at its deadline, "
-                f"{iso(closed.at)}, before your mail arrived; so nothing in it was recorded. "
-                f"{now_open.title if now_open else 'The next step'} is open now: use the form below.")
+        return (
+            f"Your mail answers our mail about {title}, which closed at its deadline, "
+            f"{local_time(closed.at, player.timezone)}, before your mail arrived; so nothing in it was recorded. "
+            f"{now_open.title if now_open else 'The next step'} is open now: use the form below."
+        )
 
-    def _reject(self, session: Session, row: Inbound, mail: InboundMail, match: Match, player: Player,
-                now: datetime, *, reason: str, line: str | None, penalised: bool = False) -> str:
-        self._mail_player(session, "error", match, player, dedupe=f"error:{row.message_key}", reply_to_mail=mail,
-                          at=now, extra={"error": {"reason": reason, "line": line, "penalised": penalised},
-                                         "quoted": mail.body})
+    def _reject(
+        self,
+        session: Session,
+        row: Inbound,
+        mail: InboundMail,
+        match: Match,
+        player: Player,
+        now: datetime,
+        *,
+        reason: str,
+        line: str | None,
+        penalised: bool = False,
+    ) -> str:
+        self._mail_player(
+            session,
+            "error",
+            match,
+            player,
+            dedupe=f"error:{row.message_key}",
+            reply_to_mail=mail,
+            at=now,
+            extra={"error": {"reason": reason, "line": line, "penalised": penalised}, "quoted": mail.body},
+        )
         log.info("inbound %s for %s/%s rejected: %s", row.id, match.key, player.key, reason)
         return self._finish(row, "rejected", reason, now)
 
@@ -306,8 +386,12 @@ class Referee:
         started = 0
         while True:
             with self.store.unit_of_work() as session:
-                matches = session.scalars(select(Match).where(Match.status == "scheduled", Match.starts_at <= now)
-                                          .order_by(Match.starts_at, Match.id).limit(BATCH)).all()
+                matches = session.scalars(
+                    select(Match)
+                    .where(Match.status == "scheduled", Match.starts_at <= now)
+                    .order_by(Match.starts_at, Match.id)
+                    .limit(BATCH)
+                ).all()
                 if not matches:
                     return started
                 for match in matches:
@@ -339,8 +423,11 @@ class Referee:
                     query = query.where(Match.id == match_id)
                 if broken:
                     query = query.where(Match.id.not_in(broken))
-                matches = session.scalars(query.order_by(Match.deadline, Match.id).limit(BATCH)
-                                          .options(selectinload(Match.seats).selectinload(Seat.player))).all()
+                matches = session.scalars(
+                    query.order_by(Match.deadline, Match.id)
+                    .limit(BATCH)
+                    .options(selectinload(Match.seats).selectinload(Seat.player))
+                ).all()
                 if not matches:
                     return closed
                 for match in matches:
@@ -371,21 +458,37 @@ class Referee:
         step = game.step(match.state)
         missing = game.awaiting(match.state)
         state = game.apply_timeout(match.state)
-        self._log_event(session, match, "timeout", None, {"missing": list(missing), "title": step.title},
-                        at, step_key=step_key)
+        self._log_event(
+            session, match, "timeout", None, {"missing": list(missing), "title": step.title}, at, step_key=step_key
+        )
         self._save_state(session, match, game, state, at)
-        log.info("match %s: %s closed at its deadline %s%s", match.key, step_key, iso(at),
-                 f" (no submission from {', '.join(missing)})" if missing else "")
+        log.info(
+            "match %s: %s closed at its deadline %s%s",
+            match.key,
+            step_key,
+            iso(at),
+            f" (no submission from {', '.join(missing)})" if missing else "",
+        )
         self._announce_step(session, match, at)
         self.steps_closed += 1
 
     def _save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         """Store the new state, copy new chip movements into the ledger, and (re)open the step."""
         old = match.state or {"transfers": []}
-        for seq, t in enumerate(state["transfers"][len(old["transfers"]):], start=len(old["transfers"])):
-            session.add(LedgerEntry(season_id=match.season_id, match_id=match.id, seq=seq, from_account=t["from"],
-                                    to_account=t["to"], amount=t["amount"], reason=t["reason"],
-                                    step_key=t.get("step"), at=at))
+        for seq, t in enumerate(state["transfers"][len(old["transfers"]) :], start=len(old["transfers"])):
+            session.add(
+                LedgerEntry(
+                    season_id=match.season_id,
+                    match_id=match.id,
+                    seq=seq,
+                    from_account=t["from"],
+                    to_account=t["to"],
+                    amount=t["amount"],
+                    reason=t["reason"],
+                    step_key=t.get("step"),
+                    at=at,
+                )
+            )
         match.state = state
         step = game.step(state)
         if step is None:
@@ -408,8 +511,15 @@ class Referee:
         """
         step = match.step_key or "final"
         for seat in match.seats:
-            self._mail_player(session, "step", match, seat.player, dedupe=f"step:{match.key}:{step}:{seat.player.key}",
-                              at=at, thread_root=first)
+            self._mail_player(
+                session,
+                "step",
+                match,
+                seat.player,
+                dedupe=f"step:{match.key}:{step}:{seat.player.key}",
+                at=at,
+                thread_root=first,
+            )
 
     # ------------------------------------------------------------------ reminders
 
@@ -417,9 +527,12 @@ class Referee:
         sent = 0
         while True:
             with self.store.unit_of_work() as session:
-                matches = session.scalars(select(Match).where(Match.status == "running", Match.remind_at <= now,
-                                                              Match.deadline > now)
-                                          .order_by(Match.remind_at).limit(BATCH)).all()
+                matches = session.scalars(
+                    select(Match)
+                    .where(Match.status == "running", Match.remind_at <= now, Match.deadline > now)
+                    .order_by(Match.remind_at)
+                    .limit(BATCH)
+                ).all()
                 if not matches:
                     return sent
                 for match in matches:
@@ -427,9 +540,15 @@ class Referee:
                     offset = int((match.deadline - match.remind_at).total_seconds())
                     for seat in match.seats:
                         if seat.player.key in game.awaiting(match.state):
-                            self._mail_player(session, "reminder", match, seat.player, at=now,
-                                              dedupe=f"reminder:{match.key}:{match.step_key}:{seat.player.key}:{offset}",
-                                              extra={"left": duration(match.deadline - now)})
+                            self._mail_player(
+                                session,
+                                "reminder",
+                                match,
+                                seat.player,
+                                at=now,
+                                dedupe=f"reminder:{match.key}:{match.step_key}:{seat.player.key}:{offset}",
+                                extra={"left": duration(match.deadline - now)},
+                            )
                             sent += 1
                     match.remind_at = next_reminder(match, after=now)
 
@@ -442,8 +561,12 @@ class Referee:
         sent = errors = 0
         while True:
             with self.store.unit_of_work() as session:
-                rows = session.scalars(select(Outbox).where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
-                                       .order_by(Outbox.id).limit(BATCH)).all()
+                rows = session.scalars(
+                    select(Outbox)
+                    .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
+                    .order_by(Outbox.id)
+                    .limit(BATCH)
+                ).all()
                 if not rows:
                     return sent, errors
                 for row in rows:
@@ -455,22 +578,43 @@ class Referee:
                         row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
                         if row.attempts >= self.config.outbox_max_attempts:
                             row.status = "failed"
-                            log.error("outbox %s to %s: giving up after %d attempts: %s", row.id, row.to_addr,
-                                      row.attempts, row.last_error)
+                            log.error(
+                                "outbox %s to %s: giving up after %d attempts: %s",
+                                row.id,
+                                row.to_addr,
+                                row.attempts,
+                                row.last_error,
+                            )
                         else:
                             delay = RETRY_DELAYS[min(row.attempts - 1, len(RETRY_DELAYS) - 1)]
                             row.next_attempt_at = now + timedelta(seconds=delay)
-                            log.warning("outbox %s to %s: attempt %d failed (%s); retry at %s", row.id, row.to_addr,
-                                        row.attempts, row.last_error, iso(row.next_attempt_at))
+                            log.warning(
+                                "outbox %s to %s: attempt %d failed (%s); retry at %s",
+                                row.id,
+                                row.to_addr,
+                                row.attempts,
+                                row.last_error,
+                                iso(row.next_attempt_at),
+                            )
                         continue
                     row.status, row.sent_at = "sent", now
                     sent += 1
 
     # ------------------------------------------------------------------ composing mail
 
-    def _mail_player(self, session: Session, kind: str, match: Match | None, player: Player, *, dedupe: str,
-                     at: datetime, reply_to_mail: InboundMail | None = None,
-                     extra: dict[str, Any] | None = None, thread_root: bool = False) -> None:
+    def _mail_player(
+        self,
+        session: Session,
+        kind: str,
+        match: Match | None,
+        player: Player,
+        *,
+        dedupe: str,
+        at: datetime,
+        reply_to_mail: InboundMail | None = None,
+        extra: dict[str, Any] | None = None,
+        thread_root: bool = False,
+    ) -> None:
         if session.scalar(select(Outbox.id).where(Outbox.dedupe_key == dedupe)) is not None:
             return  # already written once: every step is idempotent
         context = self._context(match, player)
@@ -492,21 +636,49 @@ class Referee:
             references.extend(r for r in reply_to_mail.references if r not in references)
             references.append(reply_to_mail.message_id)
         data = compose(
-            from_addr=self.config.mail.address, from_name=self.config.mail.name,
-            to_addr=player.email, to_name=player.name, reply_to=context.get("reply_to"),
-            subject=rendered.subject, text=rendered.text, message_id=message_id, date=at,
-            in_reply_to=in_reply_to, references=references,
+            from_addr=self.config.mail.address,
+            from_name=self.config.mail.name,
+            to_addr=player.email,
+            to_name=player.name,
+            reply_to=context.get("reply_to"),
+            subject=rendered.subject,
+            text=rendered.text,
+            message_id=message_id,
+            date=at,
+            in_reply_to=in_reply_to,
+            references=references,
             auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
-            loop_value=self.loop_value)
-        session.add(Outbox(dedupe_key=dedupe, message_id=message_id, kind=kind,
-                           match_id=match.id if match else None, step_key=match.step_key if match else None,
-                           to_addr=player.email, message=data, status="pending", attempts=0,
-                           next_attempt_at=at, created_at=at))
+            loop_value=self.loop_value,
+        )
+        session.add(
+            Outbox(
+                dedupe_key=dedupe,
+                message_id=message_id,
+                kind=kind,
+                match_id=match.id if match else None,
+                step_key=match.step_key if match else None,
+                to_addr=player.email,
+                message=data,
+                status="pending",
+                attempts=0,
+                next_attempt_at=at,
+                created_at=at,
+            )
+        )
 
     def _context(self, match: Match | None, player: Player) -> dict[str, Any]:
-        ctx: dict[str, Any] = {"player": person(player), "match": None, "opponent": None, "players": [],
-                               "view": None, "form": None, "step": None, "deadline": None, "result": None,
-                               "reply_to": None}
+        ctx: dict[str, Any] = {
+            "player": person(player),
+            "match": None,
+            "opponent": None,
+            "players": [],
+            "view": None,
+            "form": None,
+            "step": None,
+            "deadline": None,
+            "result": None,
+            "reply_to": None,
+        }
         if match is None:
             return ctx
         game = GAMES[match.game]
@@ -515,34 +687,63 @@ class Referee:
         state = match.state
         step = game.step(state) if state is not None else None
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
-        ctx.update({
-            "match": {"id": match.key, "title": game.title, "game": game.name, "season": match.season.name},
-            "opponent": others[0] if len(others) == 1 else None,
-            "players": [person(s.player) for s in match.seats],
-            "view": game.view(state, player.key) if state is not None else None,
-            "form": game.form(state, player.key) if step is not None else None,
-            "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
-            "deadline": local_time(match.deadline, player.timezone) if step and match.deadline else None,
-            "result": match.result if match.status == "finished" else None,
-            "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
-        })
+        ctx.update(
+            {
+                "match": {"id": match.key, "title": game.title, "game": game.name, "season": match.season.name},
+                "opponent": others[0] if len(others) == 1 else None,
+                "players": [person(s.player) for s in match.seats],
+                "view": game.view(state, player.key) if state is not None else None,
+                "form": game.form(state, player.key) if step is not None else None,
+                "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
+                "deadline": local_time(match.deadline, player.timezone) if step and match.deadline else None,
+                "result": match.result if match.status == "finished" else None,
+                "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
+            }
+        )
         return ctx
 
-    def _log_event(self, session: Session, match: Match, kind: str, player: str | None, payload: dict[str, Any],
-                   at: datetime, *, step_key: str | None = None, inbound_id: int | None = None) -> None:
+    def _log_event(
+        self,
+        session: Session,
+        match: Match,
+        kind: str,
+        player: str | None,
+        payload: dict[str, Any],
+        at: datetime,
+        *,
+        step_key: str | None = None,
+        inbound_id: int | None = None,
+    ) -> None:
         seq = (session.scalar(select(func.max(Event.seq)).where(Event.match_id == match.id)) or 0) + 1
-        session.add(Event(match_id=match.id, seq=seq, kind=kind, player=player, payload=payload, at=at,
-                          step_key=step_key or match.step_key, inbound_id=inbound_id))
+        session.add(
+            Event(
+                match_id=match.id,
+                seq=seq,
+                kind=kind,
+                player=player,
+                payload=payload,
+                at=at,
+                step_key=step_key or match.step_key,
+                inbound_id=inbound_id,
+            )
+        )
 
     def _balance(self, session: Session, season_id: int, account: str) -> int:
-        incoming = session.scalar(select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
-            LedgerEntry.season_id == season_id, LedgerEntry.to_account == account))
-        outgoing = session.scalar(select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
-            LedgerEntry.season_id == season_id, LedgerEntry.from_account == account))
+        incoming = session.scalar(
+            select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+                LedgerEntry.season_id == season_id, LedgerEntry.to_account == account
+            )
+        )
+        outgoing = session.scalar(
+            select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+                LedgerEntry.season_id == season_id, LedgerEntry.from_account == account
+            )
+        )
         return int(incoming) - int(outgoing)
 
 
 # ---------------------------------------------------------------------- helpers
+
 
 def message_key(raw: bytes) -> str:
     """The idempotency key of an inbound mail: its Message-ID, else a hash of its bytes."""
@@ -562,4 +763,3 @@ def next_reminder(match: Match, *, after: datetime) -> datetime | None:
         if at > after and at > (match.step_opened_at or after):
             return at
     return None
-

@@ -17,8 +17,11 @@ from referee.timefmt import duration
 def status_text(store: Store, now: datetime, match_key: str | None = None) -> str:
     lines: list[str] = []
     with store.unit_of_work() as session:
-        query = select(Match).options(selectinload(Match.seats).selectinload(Seat.player),
-                                      selectinload(Match.season)).order_by(Match.starts_at, Match.key)
+        query = (
+            select(Match)
+            .options(selectinload(Match.seats).selectinload(Seat.player), selectinload(Match.season))
+            .order_by(Match.starts_at, Match.key)
+        )
         if match_key:
             query = query.where(Match.key == match_key)
         matches = session.scalars(query).all()
@@ -38,8 +41,10 @@ def match_lines(match: Match, now: datetime) -> list[str]:
     players = [seat.player.key for seat in match.seats]
     out = [f"{match.key}  {game.title}  ({match.season.name})  {' vs '.join(players)}"]
     if match.status == "scheduled":
-        out.append(f"  scheduled: starts {match.starts_at:%Y-%m-%d %H:%M} UTC"
-                   f" ({'due now' if match.starts_at <= now else 'in ' + duration(match.starts_at - now)})")
+        out.append(
+            f"  scheduled: starts {match.starts_at:%Y-%m-%d %H:%M} UTC"
+            f" ({'due now' if match.starts_at <= now else 'in ' + duration(match.starts_at - now)})"
+        )
         return out
     state = match.state
     for line in game.standings(state):
@@ -63,12 +68,16 @@ def match_lines(match: Match, now: datetime) -> list[str]:
 def mail_lines(session, now: datetime) -> list[str]:
     inbound = dict(session.execute(select(Inbound.status, func.count()).group_by(Inbound.status)).all())
     outbox = dict(session.execute(select(Outbox.status, func.count()).group_by(Outbox.status)).all())
-    lines = ["mail in:  " + (", ".join(f"{k} {v}" for k, v in sorted(inbound.items())) or "none yet"),
-             "mail out: " + (", ".join(f"{k} {v}" for k, v in sorted(outbox.items())) or "none yet")]
+    lines = [
+        "mail in:  " + (", ".join(f"{k} {v}" for k, v in sorted(inbound.items())) or "none yet"),
+        "mail out: " + (", ".join(f"{k} {v}" for k, v in sorted(outbox.items())) or "none yet"),
+    ]
     failed = session.scalars(select(Outbox).where(Outbox.status == "failed").order_by(Outbox.id.desc()).limit(5)).all()
     for row in failed:
         lines.append(f"  undeliverable to {row.to_addr} after {row.attempts} attempts: {row.last_error}")
-    broken = session.scalars(select(Inbound).where(Inbound.status == "failed").order_by(Inbound.id.desc()).limit(5)).all()
+    broken = session.scalars(
+        select(Inbound).where(Inbound.status == "failed").order_by(Inbound.id.desc()).limit(5)
+    ).all()
     for row in broken:
         lines.append(f"  inbound {row.id} ({row.message_key}) failed: {row.note}")
     return lines

@@ -31,7 +31,7 @@ from referee.store.models import Match
 
 log = logging.getLogger("referee.scheduler")
 
-RECONCILE_LIMIT = 500   # distinct upcoming instants kept as jobs; later ones are added as time moves on
+RECONCILE_LIMIT = 500  # distinct upcoming instants kept as jobs; later ones are added as time moves on
 
 
 def utcnow() -> datetime:
@@ -56,8 +56,9 @@ class ServiceRunner:
         self.referee = referee
         self.poll_seconds = poll_seconds
         self.clock = clock
-        self.scheduler = AsyncIOScheduler(timezone=timezone.utc, job_defaults={
-            "coalesce": True, "max_instances": 1, "misfire_grace_time": None})
+        self.scheduler = AsyncIOScheduler(
+            timezone=timezone.utc, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
+        )
         self._lock = asyncio.Lock()
         self._stopped = asyncio.Event()
 
@@ -97,8 +98,9 @@ class ServiceRunner:
                 loop.add_signal_handler(sig, self.stop)
             except (NotImplementedError, RuntimeError):  # pragma: no cover - non-main thread / Windows
                 pass
-        self.scheduler.add_job(self.cycle, IntervalTrigger(seconds=self.poll_seconds), args=["poll"], id="poll",
-                               next_run_time=self.clock())
+        self.scheduler.add_job(
+            self.cycle, IntervalTrigger(seconds=self.poll_seconds), args=["poll"], id="poll", next_run_time=self.clock()
+        )
         self.scheduler.start()
         log.info("referee running: polling every %ss", self.poll_seconds)
         await self._stopped.wait()

@@ -79,13 +79,19 @@ def craft(folder: Path, player: str, body: str, at: datetime, n: int) -> None:
     config = load_service_config(folder / "referee.toml")
     store = Store(config.database)
     with store.unit_of_work() as session:
-        seat = session.scalar(select(Seat).join(Match).where(Match.key == "sr-1")
-                              .where(Seat.position == (0 if player == "alice" else 1)))
+        seat = session.scalar(
+            select(Seat).join(Match).where(Match.key == "sr-1").where(Seat.position == (0 if player == "alice" else 1))
+        )
         token = make_token(config.secret, seat.id, "sr-1", player)
     store.dispose()
-    raw = EML.format(name=player.title(), sender=f"{player}@example.test",
-                     to=reply_address(config.mail.local, config.mail.domain, token),
-                     date=format_datetime(at), mid=f"{player}-{n}", body=body)
+    raw = EML.format(
+        name=player.title(),
+        sender=f"{player}@example.test",
+        to=reply_address(config.mail.local, config.mail.domain, token),
+        date=format_datetime(at),
+        mid=f"{player}-{n}",
+        body=body,
+    )
     deliver_to_maildir(config.mail.inbox, raw.replace("\n", "\r\n").encode(), delivered_at=at)
 
 
@@ -98,7 +104,7 @@ def test_whole_match_through_tick_with_crafted_eml_files(folder, capsys):
     n = 0
     for r in range(11):
         opened = START + r * DAY
-        colour = ("Gold", "Silver")[r % 2]   # each colour at most 5 times
+        colour = ("Gold", "Silver")[r % 2]  # each colour at most 5 times
         for key in ("alice", "bob"):
             parts = []
             if r < 10:
@@ -130,7 +136,9 @@ def test_whole_match_through_tick_with_crafted_eml_files(folder, capsys):
 
 def test_status_shows_phase_deadline_and_who_submitted(folder, capsys):
     tick(START)
-    craft(folder, "alice", "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0", START + timedelta(hours=1), 1)
+    craft(
+        folder, "alice", "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0", START + timedelta(hours=1), 1
+    )
     tick(START + timedelta(hours=1))
     capsys.readouterr()
     assert main(["status", "sr-1", "--now", (START + timedelta(hours=2)).isoformat()]) == 0
@@ -146,16 +154,20 @@ def test_season_load_is_idempotent(folder, capsys):
     assert capsys.readouterr().out.strip() == "no changes"
 
 
-@pytest.mark.parametrize("content, message", [
-    ("[season]\nid = 'x'\n[[players]]\nid='a'\nemail='not-an-address'\n", "is not an email address"),
-    ("[season\n", "not valid TOML"),
-    (SEASON.replace('timezone = "Asia/Tokyo"', 'timezone = "Mars/Olympus"'), "unknown time zone 'Mars/Olympus'"),
-    (SEASON.replace('game = "stationary-roulette"', 'game = "chess"'), "unknown game 'chess'"),
-    (SEASON.replace('players = ["alice", "bob"]', 'players = ["alice"]'), "needs 2 players, got 1"),
-    (SEASON.replace("start = 2026-12-01T18:00:00Z", 'start = "tomorrow"'), "not an ISO 8601"),
-    (SEASON.replace('reminders = ["2h"]', 'reminders = ["soon"]'), "expected a duration"),
-    (SEASON + "\ncolour = 'x'\n", "unknown key 'colour'"),
-], ids=["email", "toml", "timezone", "game", "players", "start", "duration", "unknown-key"])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[season]\nid = 'x'\n[[players]]\nid='a'\nemail='not-an-address'\n", "is not an email address"),
+        ("[season\n", "not valid TOML"),
+        (SEASON.replace('timezone = "Asia/Tokyo"', 'timezone = "Mars/Olympus"'), "unknown time zone 'Mars/Olympus'"),
+        (SEASON.replace('game = "stationary-roulette"', 'game = "chess"'), "unknown game 'chess'"),
+        (SEASON.replace('players = ["alice", "bob"]', 'players = ["alice"]'), "needs 2 players, got 1"),
+        (SEASON.replace("start = 2026-12-01T18:00:00Z", 'start = "tomorrow"'), "not an ISO 8601"),
+        (SEASON.replace('reminders = ["2h"]', 'reminders = ["soon"]'), "expected a duration"),
+        (SEASON + "\ncolour = 'x'\n", "unknown key 'colour'"),
+    ],
+    ids=["email", "toml", "timezone", "game", "players", "start", "duration", "unknown-key"],
+)
 def test_bad_season_file_gives_one_clear_line(folder, capsys, content, message):
     (folder / "bad.toml").write_text(content)
     capsys.readouterr()
@@ -191,8 +203,15 @@ def test_console_script_runs_without_traceback(tmp_path):
     env = {**os.environ, "REFEREE_CONFIG": str(tmp_path / "missing.toml")}
     script = Path(sys.executable).with_name("referee")
     assert script.exists(), "the project is installed with its `referee` console script (README)"
-    proc = subprocess.run([str(script), "status"], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=60)
+    proc = subprocess.run([str(script), "status"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "missing.toml: configuration file not found" in proc.stderr
+
+
+def test_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["tick", "--nw", "x"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "referee: error: unrecognized arguments: --nw x (see: referee --help)"

@@ -21,8 +21,12 @@ def test_templates_found_from_the_checkout():
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return next(out.glob("referee-*.whl"))
 
 
@@ -38,11 +42,19 @@ def test_wheel_ships_every_template_and_migration(wheel):
 
 def test_templates_render_from_an_unpacked_wheel(wheel, tmp_path):
     zipfile.ZipFile(wheel).extractall(tmp_path)
-    code = ("import referee.render as r, sys; d = r.template_dir(); "
-            "assert str(d).startswith(sys.argv[1]), d; "
-            "print(r.render_mail('common', 'unaddressed', {'player': {'name': 'A'}, 'running': []}).subject)")
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
-                          cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)}, timeout=60)
+    code = (
+        "import referee.render as r, sys; d = r.template_dir(); "
+        "assert str(d).startswith(sys.argv[1]), d; "
+        "print(r.render_mail('common', 'unaddressed', {'player': {'name': 'A'}, 'running': []}).subject)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path)},
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "which match" in proc.stdout
 

@@ -31,11 +31,11 @@ async def test_deadline_jobs_fire_on_time_without_polling(tmp_path):
     runner = ServiceRunner(world.referee, poll_seconds=3600)  # the poll would never come in time
     task = asyncio.create_task(runner.run())
     try:
-        await asyncio.sleep(4.5)   # start at +1 s, round 0 closes at +3 s, round 1 at +5 s
+        await asyncio.sleep(4.5)  # start at +1 s, round 0 closes at +3 s, round 1 at +5 s
         match = match_state(world)
         assert match.status == "running"
         assert match.state["round"] == 1
-        assert len(world.client("alice").all()) == 2   # the start prompt and round 0's results
+        assert len(world.client("alice").all()) == 2  # the start prompt and round 0's results
     finally:
         runner.stop()
         await asyncio.wait_for(task, 10)

@@ -46,7 +46,7 @@ class ScriptedClient:
     def __init__(self, address: str, name: str, mailbox: Path, referee_inbox: Path):
         self.address = address
         self.name = name
-        self.mailbox = mailbox          # the Maildir the referee delivers this player's mail to
+        self.mailbox = mailbox  # the Maildir the referee delivers this player's mail to
         self.referee_inbox = referee_inbox
         self._seen: set[str] = set()
         self._counter = 0
@@ -71,8 +71,18 @@ class ScriptedClient:
             raise LookupError(f"no mail for {self.address}")
         return mails[-1]
 
-    def reply(self, original: Received, text: str, at: datetime, *, from_addr: str | None = None,
-              to_addr: str | None = None, quote: bool = True, thread: bool = True, extra_headers: dict[str, str] | None = None) -> Path:
+    def reply(
+        self,
+        original: Received,
+        text: str,
+        at: datetime,
+        *,
+        from_addr: str | None = None,
+        to_addr: str | None = None,
+        quote: bool = True,
+        thread: bool = True,
+        extra_headers: dict[str, str] | None = None,
+    ) -> Path:
         """Answer ``original`` with ``text`` typed on top; the mail reaches the referee at ``at``.
 
         ``thread=False`` writes a new mail to the reply address instead (no In-Reply-To).

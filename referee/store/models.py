@@ -139,7 +139,7 @@ class Event(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
     seq: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(16))      # start | move | timeout
+    kind: Mapped[str] = mapped_column(String(16))  # start | move | timeout
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     player: Mapped[str | None] = mapped_column(String(64), nullable=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -152,7 +152,7 @@ class Inbound(Base):
     __table_args__ = (Index("ix_inbound_status_received", "status", "received_at"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     message_key: Mapped[str] = mapped_column(String(998), unique=True)
-    source: Mapped[str] = mapped_column(String(500))     # transport's name for it (file name, UID)
+    source: Mapped[str] = mapped_column(String(500))  # transport's name for it (file name, UID)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)  # reached our server
     # pending -> accepted | rejected | ignored | failed
@@ -169,7 +169,7 @@ class Outbox(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     dedupe_key: Mapped[str] = mapped_column(String(300), unique=True)
     message_id: Mapped[str] = mapped_column(String(400), index=True)
-    kind: Mapped[str] = mapped_column(String(32))        # step | receipt | error | reminder | notice
+    kind: Mapped[str] = mapped_column(String(32))  # step | receipt | error | reminder | notice
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True, index=True)
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     to_addr: Mapped[str] = mapped_column(String(320))

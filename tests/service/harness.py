@@ -22,8 +22,14 @@ SEASON = {
         {"id": "bob", "name": "Bob", "email": "bob@example.test", "timezone": "America/New_York"},
     ],
     "matches": [
-        {"id": "m1", "game": "stationary-roulette", "players": ["alice", "bob"], "start": START.isoformat(),
-         "seed": 1, "reminders": ["2h"]},
+        {
+            "id": "m1",
+            "game": "stationary-roulette",
+            "players": ["alice", "bob"],
+            "start": START.isoformat(),
+            "seed": 1,
+            "reminders": ["2h"],
+        },
     ],
 }
 
@@ -33,7 +39,8 @@ class World:
         self.dir = tmp
         (tmp / "referee.toml").write_text(
             f'database = "{db_url}"\nsecret = "test-secret-0123456789abcdef"\n'
-            '[mail]\naddress = "referee@example.test"\ninbox = "inbox"\noutbox = "outbox"\n')
+            '[mail]\naddress = "referee@example.test"\ninbox = "inbox"\noutbox = "outbox"\n'
+        )
         self.config = load_service_config(tmp / "referee.toml")
         self.store = Store(self.config.database)
         self.store.migrate()  # idempotent: already done by the db_url fixture
@@ -42,8 +49,12 @@ class World:
         self.referee = Referee(self.store, self.config, inbox=self.inbox, outbox=self.outbox)
         load_season(self.store, parse_season(season or SEASON, "test season"), START - DAY)
         self.clients = {
-            key: ScriptedClient(f"{key}@example.test", key.title(), self.config.mail.outbox / f"{key}@example.test",
-                                self.config.mail.inbox)
+            key: ScriptedClient(
+                f"{key}@example.test",
+                key.title(),
+                self.config.mail.outbox / f"{key}@example.test",
+                self.config.mail.inbox,
+            )
             for key in ("alice", "bob")
         }
 

@@ -111,7 +111,9 @@ def test_receipt_restates_and_revision_replaces(world):
 def test_unreadable_mail_gets_error_quoting_the_line_and_changes_nothing(world):
     world.tick(START)
     before = match_row(world).state
-    world.send("alice", "ROULETTE\nWinning colour: Gold\nGold: thirty\nSilver: 10\nBlack: 0", START + timedelta(hours=1))
+    world.send(
+        "alice", "ROULETTE\nWinning colour: Gold\nGold: thirty\nSilver: 10\nBlack: 0", START + timedelta(hours=1)
+    )
     world.tick(START + timedelta(hours=1))
     error = world.last_text("alice")
     assert "Gold: thirty" in error
@@ -144,8 +146,9 @@ def test_spoofed_sender_is_never_obeyed(world):
 def test_forged_token_from_registered_player_is_not_obeyed_and_explained(world):
     world.tick(START)
     before = match_row(world).state
-    world.send("alice", ROULETTE.format(w="Gold"), START + timedelta(hours=1),
-               to_addr="referee+1xaaaaaaaaaaaaa@example.test")
+    world.send(
+        "alice", ROULETTE.format(w="Gold"), START + timedelta(hours=1), to_addr="referee+1xaaaaaaaaaaaaa@example.test"
+    )
     world.tick(START + timedelta(hours=1))
     assert match_row(world).state == before
     rows = outbox_rows(world, kind="unaddressed")
@@ -155,18 +158,23 @@ def test_forged_token_from_registered_player_is_not_obeyed_and_explained(world):
 def test_unknown_sender_without_token_is_dropped_silently(world):
     world.tick(START)
     count = len(outbox_rows(world))
-    world.send("alice", "hello", START + timedelta(hours=1), from_addr="stranger@else.test",
-               to_addr="referee@example.test")
+    world.send(
+        "alice", "hello", START + timedelta(hours=1), from_addr="stranger@else.test", to_addr="referee@example.test"
+    )
     world.tick(START + timedelta(hours=1))
     assert len(outbox_rows(world)) == count
 
 
-@pytest.mark.parametrize("headers", [
-    {"Auto-Submitted": "auto-replied"},
-    {"Precedence": "bulk"},
-    {"List-Id": "<players.example.test>"},
-    {"X-Referee-Loop": "example.test"},
-], ids=["auto-submitted", "precedence", "list", "our-loop-header"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto-Submitted": "auto-replied"},
+        {"Precedence": "bulk"},
+        {"List-Id": "<players.example.test>"},
+        {"X-Referee-Loop": "example.test"},
+    ],
+    ids=["auto-submitted", "precedence", "list", "our-loop-header"],
+)
 def test_automated_mail_is_never_answered_nor_obeyed(world, headers):
     world.tick(START)
     before = match_row(world).state
@@ -184,6 +192,7 @@ def test_our_own_mail_delivered_back_is_ignored(world):
     count = len(outbox_rows(world))
     own = outbox_rows(world)[0].message
     from referee.mail.maildir import deliver_to_maildir
+
     deliver_to_maildir(world.config.mail.inbox, own, delivered_at=START + timedelta(hours=1))
     world.tick(START + timedelta(hours=1))
     assert len(outbox_rows(world)) == count
@@ -217,8 +226,13 @@ def test_restart_after_missed_deadlines_replays_in_arrival_order(world):
     world.send("alice", ROULETTE.format(w="Gold"), START + timedelta(hours=2))
     world.send("bob", ROULETTE.format(w="Silver"), START + timedelta(hours=3))
     # a fresh mail (not a reply) in round 1, after round 0 closed: counts for round 1
-    world.send("alice", ROULETTE.format(w="Silver") + "\n\nBET\nGold: 40", START + DAY + timedelta(hours=2),
-               quote=False, thread=False)
+    world.send(
+        "alice",
+        ROULETTE.format(w="Silver") + "\n\nBET\nGold: 40",
+        START + DAY + timedelta(hours=2),
+        quote=False,
+        thread=False,
+    )
     report = world.tick(START + 3 * DAY + timedelta(hours=1))
     assert report.closed == 3
     state = match_row(world).state
@@ -239,6 +253,7 @@ def test_closing_twice_closes_once(world):
     world.referee.close_due(START + DAY)
     world.referee.close_due(START + DAY)
     from referee.service import Referee
+
     other = Referee(world.store, world.config, inbox=None, outbox=None)  # a second process
     other.close_due(START + DAY + timedelta(minutes=5))
     with world.store.unit_of_work() as session:
@@ -277,6 +292,7 @@ def test_ingest_is_idempotent_by_message_id(world):
     world.tick(START + timedelta(hours=1))
     # the same mail delivered again (a crash before the file moved, or a duplicate delivery)
     from referee.mail.maildir import deliver_to_maildir
+
     deliver_to_maildir(world.config.mail.inbox, data, delivered_at=START + timedelta(hours=1))
     world.tick(START + timedelta(hours=2))
     with world.store.unit_of_work() as session:
