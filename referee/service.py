@@ -32,7 +32,7 @@ from referee.games.base import Game, ParseError, State
 from referee.mail import guards, tokens
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Inbound as InboundMail
-from referee.mail.parse import parse_message
+from referee.mail.parse import message_id_of, parse_message
 from referee.render import render_mail
 from referee.store.db import Store
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox, Player, Seat
@@ -747,7 +747,7 @@ class Referee:
 
 def message_key(raw: bytes) -> str:
     """The idempotency key of an inbound mail: its Message-ID, else a hash of its bytes."""
-    return parse_message(raw).message_id
+    return message_id_of(raw)
 
 
 def person(player: Player) -> dict[str, str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.header import decode_header
 from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Iterator
@@ -75,8 +76,7 @@ def parse_message(raw: bytes) -> Inbound:
     recipients = header_addresses(msg, "To", "Cc", "Delivered-To", "X-Original-To")
     raw_body = extract_text(msg)
     return Inbound(
-        message_id=_first_id(_first(header_values(msg, "Message-ID")))
-        or f"sha256-{hashlib.sha256(raw).hexdigest()}@{SYNTHETIC_ID_DOMAIN}",
+        message_id=_message_id(msg, raw),
         from_addr=from_addr,
         from_name=from_name,
         to_addrs=tuple(dict.fromkeys(addr for _, addr in recipients if "@" in addr)),
@@ -86,6 +86,23 @@ def parse_message(raw: bytes) -> Inbound:
         body=strip_quoted(raw_body),
         raw_body=raw_body,
         message=msg,
+    )
+
+
+def message_id_of(raw: bytes) -> str:
+    """The ``message_id`` :func:`parse_message` gives, read from the headers alone (cheap)."""
+    raw = bytes(raw)
+    try:
+        msg: Message = BytesHeaderParser(policy=policy.default).parsebytes(raw)
+    except Exception:
+        msg = EmailMessage()
+    return _message_id(msg, raw)
+
+
+def _message_id(msg: Message, raw: bytes) -> str:
+    """The Message-ID without brackets; when absent, a stable id from the bytes."""
+    return _first_id(_first(header_values(msg, "Message-ID"))) or (
+        f"sha256-{hashlib.sha256(raw).hexdigest()}@{SYNTHETIC_ID_DOMAIN}"
     )
 
 

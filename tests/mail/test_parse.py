@@ -462,3 +462,14 @@ def test_inbound_keeps_the_parsed_message() -> None:
     assert inbound.message.get_content_type() == "multipart/alternative"
     reparsed = message_from_bytes(load("gmail_reply.eml"), policy=policy.default)
     assert inbound.message["Message-ID"] == reparsed["Message-ID"]
+
+
+@pytest.mark.parametrize("raw", [
+    b"Message-ID: <abc@x.test>\r\nFrom: a@b.test\r\n\r\nbody",
+    b"From: a@b.test\r\n\r\nno id here",
+    b"\x00\xff garbage",
+    b"",
+], ids=["with-id", "without-id", "garbage", "empty"])
+def test_message_id_of_matches_parse_message(raw):
+    from referee.mail.parse import message_id_of
+    assert message_id_of(raw) == parse_message(raw).message_id
