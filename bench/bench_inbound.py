@@ -219,6 +219,7 @@ def run_profile(folder: Path, top: int) -> str:
     world.store.dispose()
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
+    out.write(common.profile_breakdown(stats) + "\n\n")
     stats.sort_stats("cumulative").print_stats(top)
     stats.sort_stats("tottime").print_stats(top)
     return out.getvalue()

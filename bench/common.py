@@ -259,3 +259,81 @@ def machine() -> str:
     import sqlalchemy
     return (f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, SQLAlchemy {sqlalchemy.__version__}, "
             f"{os.cpu_count()} CPUs, {platform.system()} {platform.release()}")
+
+
+# ----------------------------------------------------------------------------- profiles
+
+# (label, (file suffix, function name), caller (file suffix, function name) or None, use tottime)
+# File suffix "~" is a C function; its time is its own (tottime) time.
+BREAKDOWN = [
+    ("Referee.ingest", ("referee/service.py", "ingest"), None, False),
+    ("  message_key / message_id_of (parse for the Message-ID)", ("referee/service.py", "message_key"), None, False),
+    ("  MaildirInbox.mark_processed (rename + 2 dir fsyncs)", ("referee/mail/maildir.py", "mark_processed"), None, False),
+    ("Referee.process_inbound", ("referee/service.py", "process_inbound"), None, False),
+    ("  parse_message (stored raw mail parsed again)", ("referee/mail/parse.py", "parse_message"), ("referee/service.py", "_handle_inbound"), False),
+    ("  guards.automated_reason", ("referee/mail/guards.py", "automated_reason"), None, False),
+    ("  _authenticate (session.get + lazy loads)", ("referee/service.py", "_authenticate"), None, False),
+    ("  _late_reply (outbox SELECT by Message-ID)", ("referee/service.py", "_late_reply"), None, False),
+    ("  game.parse", ("referee/games/stationary_roulette.py", "parse"), ("referee/service.py", "_handle_inbound"), False),
+    ("  game.apply_move", ("referee/games/stationary_roulette.py", "apply_move"), ("referee/service.py", "_handle_inbound"), False),
+    ("  _record_moves", ("referee/service.py", "_record_moves"), None, False),
+    ("Referee.start_due", ("referee/service.py", "start_due"), None, False),
+    ("  _balance (2 SUM queries per player over the ledger)", ("referee/service.py", "_balance"), None, False),
+    ("Referee.close_due", ("referee/service.py", "close_due"), None, False),
+    ("  _close_step", ("referee/service.py", "_close_step"), None, False),
+    ("  game.apply_timeout (settlement, deepcopy)", ("referee/games/stationary_roulette.py", "apply_timeout"), None, False),
+    ("Referee.flush_outbox", ("referee/service.py", "flush_outbox"), None, False),
+    ("  MaildirOutbox.deliver (write + file fsync + link + dir fsync)", ("referee/mail/maildir.py", "deliver"), None, False),
+    ("_log_event (all)", ("referee/service.py", "_log_event"), None, False),
+    ("  max(seq) SELECT (incl. autoflush)", ("sqlalchemy/orm/session.py", "scalar"), ("referee/service.py", "_log_event"), False),
+    ("_save_state (all)", ("referee/service.py", "_save_state"), None, False),
+    ("_mail_player (all mail composing)", ("referee/service.py", "_mail_player"), None, False),
+    ("  dedupe SELECT on outbox (incl. autoflush)", ("sqlalchemy/orm/session.py", "scalar"), ("referee/service.py", "_mail_player"), False),
+    ("  _context (view, form, token, local time)", ("referee/service.py", "_context"), None, False),
+    ("    game.view", ("referee/games/stationary_roulette.py", "view"), ("referee/service.py", "_context"), False),
+    ("  render_mail (jinja)", ("referee/render.py", "render_mail"), None, False),
+    ("  compose (email.message, policy.SMTP)", ("referee/mail/compose.py", "compose"), None, False),
+    ("copy.deepcopy (all callers)", ("copy.py", "deepcopy"), None, False),
+    ("json.dumps (JSON columns written)", ("json/__init__.py", "dumps"), None, False),
+    ("json.loads (JSON columns read)", ("json/__init__.py", "loads"), None, False),
+    ("ORM lazy loads (N+1 SELECTs)", ("sqlalchemy/orm/strategies.py", "_emit_lazyload"), None, False),
+    ("ORM Session._flush (all flushes)", ("sqlalchemy/orm/session.py", "_flush"), None, False),
+    ("sqlite3 Cursor.execute (inside SQLite)", ("~", "<method 'execute' of 'sqlite3.Cursor' objects>"), None, True),
+    ("sqlite3 Connection.commit (WAL fsync)", ("~", "<method 'commit' of 'sqlite3.Connection' objects>"), None, True),
+    ("os.fsync (Maildir files and directories)", ("~", "<built-in method posix.fsync>"), None, True),
+]
+
+
+def _matches(key: tuple, want: tuple[str, str]) -> bool:
+    filename, _line, name = key
+    suffix, wanted = want
+    if suffix == "~":
+        return filename == "~" and name == wanted
+    return name == wanted and filename.replace("\\", "/").endswith(suffix)
+
+
+def profile_breakdown(stats) -> str:
+    """Where the time goes, from a ``pstats.Stats``: inclusive seconds of the referee's steps.
+
+    Rows overlap (a row's time includes the rows indented under it, and e.g. flushes show
+    up both under the step that triggered them and in the ORM row).
+    """
+    total = stats.total_tt or float("nan")
+    rows = []
+    for label, want, caller, own in BREAKDOWN:
+        calls, seconds = 0, 0.0
+        for key, (cc, nc, tt, ct, callers) in stats.stats.items():
+            if not _matches(key, want):
+                continue
+            if caller is None:
+                calls += cc
+                seconds += tt if own else ct
+            else:
+                for ckey, cvalues in callers.items():
+                    if _matches(ckey, caller):
+                        # (cc, nc, tt, ct) per caller
+                        calls += cvalues[1] if isinstance(cvalues, tuple) else cvalues
+                        seconds += (cvalues[2] if own else cvalues[3]) if isinstance(cvalues, tuple) else 0.0
+        if calls:
+            rows.append((label, calls, seconds, 100 * seconds / total))
+    return table(rows, ("where (inclusive; rows overlap)", "calls", "s", "% of profiled"))

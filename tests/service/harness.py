@@ -37,6 +37,7 @@ SEASON = {
 class World:
     def __init__(self, tmp: Path, db_url: str, season: dict | None = None):
         self.dir = tmp
+        tmp.mkdir(parents=True, exist_ok=True)
         (tmp / "referee.toml").write_text(
             f'database = "{db_url}"\nsecret = "test-secret-0123456789abcdef"\n'
             '[mail]\naddress = "referee@example.test"\ninbox = "inbox"\noutbox = "outbox"\n'

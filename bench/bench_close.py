@@ -1,0 +1,312 @@
+"""Closing one round of 10,000 concurrent Stationary Roulette matches (SQLite).
+
+Setup: a season of M matches (default 10,000) and 2 x M players (``--players`` reuses
+fewer players across matches), loaded by bulk INSERTs (the rows ``load_season`` writes).
+All matches start at the same instant, so all share one deadline.
+
+  start     ``Referee.start_due(start)`` starts all M matches (timed and printed:
+            chips from the ledger, initial state, start event, two "round is open"
+            mails composed into the outbox table per match). ``--start bulk`` writes the
+            same rows directly instead (the step mails with a placeholder body, which
+            close_due never reads): much faster, for iterating on close_due.
+  submit    both players' ROULETTE of the preparation phase, applied through the game
+            engine (``parse`` + ``apply_move``) and the Referee's own ``_log_event`` /
+            ``_save_state``, as ``process_inbound`` records an accepted mail
+            (not timed: the mail path is measured by bench_inbound.py).
+  close     ``Referee.close_due(deadline)``: M rounds settled, M timeout events, the
+            next round opened, 2 x M result mails composed into the outbox table.
+            Timed, in a fresh process, with its memory: ru_maxrss (peak) and VmRSS
+            sampled every 10 ms while it runs.
+
+Goals (issue): close <= 20 s, memory <= 300 MB with 10,000 active matches.
+
+    .venv/bin/python bench/bench_close.py [--matches N] [--players P] [--start referee|bulk] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import multiprocessing
+import pstats
+import sys
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common  # noqa: E402
+from common import GAME, ROULETTE, ROUND, START, copy_world, new_world, open_world, table, temp_folder  # noqa: E402
+from sqlalchemy import bindparam, func, insert, select, update  # noqa: E402
+from sqlalchemy.orm import selectinload  # noqa: E402
+
+from referee.games import GAMES  # noqa: E402
+from referee.mail.compose import make_message_id  # noqa: E402
+from referee.service import Referee, next_reminder  # noqa: E402
+from referee.store.models import Event, LedgerEntry, Match, Outbox, Player, Seat  # noqa: E402
+
+GOAL_SECONDS = 20.0
+GOAL_MB = 300.0
+DEADLINE = START + ROUND
+SUBMITTED_AT = START + timedelta(hours=3)
+SUBMIT_BATCH = 500
+
+
+# ----------------------------------------------------------------------------- workers (fresh processes)
+
+
+class RssSampler(threading.Thread):
+    """Samples VmRSS while the timed call runs."""
+
+    def __init__(self, interval: float = 0.01):
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.samples: list[float] = []
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            self.samples.append(common.rss_mb())
+            self._halt.wait(self.interval)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+
+
+def worker(kind: str, folder: str, profile_top: int, queue) -> None:
+    """Run start_due or close_due once in this (fresh) process; report time and memory."""
+    world = open_world(Path(folder))
+    referee = Referee(world.store, world.config)  # no transports: the mails stay in the outbox table
+    call = (lambda: referee.start_due(START)) if kind == "start" else (lambda: referee.close_due(DEADLINE))
+    with world.store.unit_of_work() as session:  # connect, and load what every tick needs, before timing
+        session.scalar(select(func.count()).select_from(Match))
+    gc.collect()
+    before = common.rss_mb()
+    out: dict = {"rss_before": before}
+    if profile_top:
+        profiler = cProfile.Profile()
+        t0 = time.perf_counter()
+        profiler.enable()
+        result = call()
+        profiler.disable()
+        out["seconds"] = time.perf_counter() - t0
+        buf = io.StringIO()
+        stats = pstats.Stats(profiler, stream=buf)
+        buf.write(common.profile_breakdown(stats) + "\n\n")
+        stats.sort_stats("cumulative").print_stats(profile_top)
+        stats.sort_stats("tottime").print_stats(profile_top)
+        out["profile"] = buf.getvalue()
+    else:
+        sampler = RssSampler()
+        sampler.start()
+        t0 = time.perf_counter()
+        result = call()
+        out["seconds"] = time.perf_counter() - t0
+        sampler.stop()
+        out["rss_peak_sampled"] = max(sampler.samples, default=before)
+        out["rss_samples"] = len(sampler.samples)
+    out["result"] = result if kind == "start" else referee.steps_closed
+    out["rss_after"] = common.rss_mb()
+    out["maxrss"] = common.maxrss_mb()
+    out["hwm"] = common.hwm_mb()
+    world.store.dispose()
+    queue.put(out)
+
+
+def in_fresh_process(kind: str, folder: Path, profile_top: int = 0) -> dict:
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=worker, args=(kind, str(folder), profile_top, queue))
+    proc.start()
+    try:
+        out = queue.get()
+    finally:
+        proc.join()
+    if proc.exitcode != 0:
+        raise SystemExit(f"{kind} worker failed with exit code {proc.exitcode}")
+    return out
+
+
+# ----------------------------------------------------------------------------- setup
+
+
+def bulk_start(world) -> None:
+    """The rows ``Referee.start_due`` writes, without composing the step mails."""
+    game = GAMES[GAME]
+    domain = world.config.mail.domain
+    with world.store.unit_of_work() as session:
+        grants = dict(session.execute(select(LedgerEntry.to_account, func.sum(LedgerEntry.amount))
+                                      .group_by(LedgerEntry.to_account)).all())
+        seats = session.execute(select(Seat.match_id, Player.key, Player.email).join(Player, Seat.player_id == Player.id)
+                                .order_by(Seat.match_id, Seat.position)).all()
+        matches = session.execute(select(Match.id, Match.key, Match.seed, Match.options, Match.timing, Match.starts_at)
+                                  .where(Match.status == "scheduled").order_by(Match.starts_at, Match.id)).all()
+    players: dict[int, list] = {}
+    for s in seats:
+        players.setdefault(s.match_id, []).append(s)
+    updates, events, mails = [], [], []
+    for m in matches:
+        keys = [s.key for s in players[m.id]]
+        options = dict(m.options)
+        if "chips" not in options:
+            options["chips"] = {p: int(grants.get(p, 0)) for p in keys}
+        state = game.initial_state(m.seed, keys, options)
+        step = game.step(state)
+        deadline = m.starts_at + timedelta(seconds=m.timing["steps"][step.kind])
+        remind = next_reminder(SimpleNamespace(deadline=deadline, timing=m.timing, step_opened_at=m.starts_at),
+                               after=m.starts_at)
+        updates.append({"b_id": m.id, "options": options, "status": "running", "state": state, "step_key": step.key,
+                        "step_kind": step.kind, "step_opened_at": m.starts_at, "deadline": deadline,
+                        "remind_at": remind, "version": 3})  # start_due flushes the match twice
+        events.append({"match_id": m.id, "seq": 1, "kind": "start", "step_key": None, "player": None,
+                       "payload": {"options": options}, "at": m.starts_at, "inbound_id": None})
+        for s in players[m.id]:
+            mails.append({"dedupe_key": f"step:{m.key}:{step.key}:{s.key}",
+                          "message_id": make_message_id(f"thread:{m.key}:{s.key}", domain), "kind": "step",
+                          "match_id": m.id, "step_key": step.key, "to_addr": s.email,
+                          "message": b"(bench --start bulk: step mail not composed)", "status": "pending",
+                          "attempts": 0, "next_attempt_at": m.starts_at, "created_at": m.starts_at})
+    with world.store.engine.begin() as conn:
+        conn.execute(update(Match.__table__).where(Match.__table__.c.id == bindparam("b_id")), updates)
+        conn.execute(insert(Event), events)
+        conn.execute(insert(Outbox), mails)
+
+
+def submit_all(world) -> int:
+    """Both players' roulettes, recorded as an accepted mail's moves are (game engine + Referee internals)."""
+    game = GAMES[GAME]
+    referee = Referee(world.store, world.config)
+    submitted = 0
+    last = 0
+    while True:
+        with world.store.unit_of_work() as session:
+            matches = session.scalars(
+                select(Match).where(Match.status == "running", Match.id > last).order_by(Match.id)
+                .limit(SUBMIT_BATCH).options(selectinload(Match.seats).selectinload(Seat.player))).all()
+            if not matches:
+                return submitted
+            for match in matches:
+                state = match.state
+                for i, seat in enumerate(match.seats):
+                    player = seat.player.key
+                    text = ROULETTE.format(colour=("Gold", "Silver")[i % 2])
+                    (move,) = game.parse(state, player, text)
+                    applied = game.apply_move(state, player, move)
+                    assert applied.accepted, applied.reason
+                    state = applied.state
+                    referee._log_event(session, match, "move", player, {"move": move, "accepted": True}, SUBMITTED_AT)
+                    submitted += 1
+                referee._save_state(session, match, game, state, SUBMITTED_AT)
+            last = matches[-1].id
+
+
+def counts(world) -> dict[str, int]:
+    with world.store.unit_of_work() as session:
+        return {
+            "running": session.scalar(select(func.count()).select_from(Match).where(Match.status == "running")),
+            "round-1 open, deadline start+48h": session.scalar(select(func.count()).select_from(Match).where(
+                Match.step_key == "round-1", Match.deadline == START + 2 * ROUND)),
+            "timeout events": session.scalar(select(func.count()).select_from(Event).where(Event.kind == "timeout")),
+            "result mails (step round-1)": session.scalar(select(func.count()).select_from(Outbox).where(
+                Outbox.kind == "step", Outbox.step_key == "round-1")),
+            "outbox rows": session.scalar(select(func.count()).select_from(Outbox)),
+            "ledger rows from matches": session.scalar(select(func.count()).select_from(LedgerEntry).where(
+                LedgerEntry.match_id.is_not(None))),
+        }
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=10_000, help="concurrent matches (default 10000)")
+    parser.add_argument("--players", type=int, default=None,
+                        help="players in the season (default 2 x matches: nobody plays twice)")
+    parser.add_argument("--start", choices=("referee", "bulk"), default="referee",
+                        help="start the matches with Referee.start_due, timed (default), or by bulk INSERTs")
+    parser.add_argument("--setup", choices=("bulk", "loader"), default="bulk",
+                        help="load the season by bulk INSERTs (default) or through referee.seasons.load_season")
+    parser.add_argument("--profile", action="store_true",
+                        help="also run close_due on a copy under cProfile and print the top functions")
+    parser.add_argument("--top", type=int, default=35, help="rows of profile output (default 35)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args(argv)
+    m = args.matches
+    p = args.players or 2 * m
+    if m < 1 or p < 2:
+        parser.error("need at least one match and two players")
+
+    print(f"bench_close: {m:,} Stationary Roulette matches, {p:,} players, one shared deadline, SQLite file")
+    print(common.machine())
+    rows: list[tuple] = []
+    with temp_folder(args.keep) as tmp:
+        folder = tmp / "world"
+        world = new_world(folder)
+        seconds = common.setup_season(world, m, p, how=args.setup)
+        rows.append((f"load season ({args.setup})", m, seconds, m / seconds, "", "", ""))
+        world.store.dispose()
+
+        if args.start == "referee":
+            print(f"starting {m:,} matches with Referee.start_due ...", flush=True)
+            start = in_fresh_process("start", folder)
+            if start["result"] != m:
+                raise SystemExit(f"start_due started {start['result']} of {m} matches")
+            rows.append(("Referee.start_due (2 step mails per match)", m, start["seconds"], m / start["seconds"],
+                         start["rss_before"], start["rss_peak_sampled"], start["maxrss"]))
+        else:
+            world = open_world(folder)
+            t0 = time.perf_counter()
+            bulk_start(world)
+            seconds = time.perf_counter() - t0
+            rows.append(("bulk start (not Referee.start_due)", m, seconds, m / seconds, "", "", ""))
+            world.store.dispose()
+
+        world = open_world(folder)
+        print(f"submitting {2 * m:,} roulettes ...", flush=True)
+        t0 = time.perf_counter()
+        submitted = submit_all(world)
+        seconds = time.perf_counter() - t0
+        assert submitted == 2 * m, submitted
+        rows.append(("submit both roulettes (engine + Referee internals)", m, seconds, m / seconds, "", "", ""))
+        world.store.dispose()
+        if args.profile:
+            copy_world(folder, tmp / "profile")
+
+        print(f"closing {m:,} rounds with Referee.close_due ...", flush=True)
+        close = in_fresh_process("close", folder)
+        rows.append(("Referee.close_due (2 result mails per match)", m, close["seconds"], m / close["seconds"],
+                     close["rss_before"], close["rss_peak_sampled"], close["maxrss"]))
+        world = open_world(folder)
+        found = counts(world)
+        world.store.dispose()
+        profile = in_fresh_process("close", tmp / "profile", args.top) if args.profile else None
+
+    print("\nresults (timed calls run in a fresh process; RSS in MB)")
+    print(table(rows, ("step", "matches", "s", "matches/s", "RSS before", "RSS peak (sampled)", "ru_maxrss")))
+    expected = {"running": m, "round-1 open, deadline start+48h": m, "timeout events": m,
+                "result mails (step round-1)": 2 * m}
+    print("\nafter close_due: " + ", ".join(f"{k} {v:,}" for k, v in found.items()))
+    wrong = {k: (found[k], v) for k, v in expected.items() if found[k] != v}
+    if close["result"] != m or wrong:
+        raise SystemExit(f"close_due did not do the whole job: closed {close['result']} of {m}; {wrong}")
+    secs, mb = close["seconds"], max(close["maxrss"], close["rss_peak_sampled"])
+    print(f"\nclose_due: {secs:.1f} s for {m:,} rounds, {1000 * secs / m:.2f} ms per match, "
+          f"{2 * m / secs:,.0f} result mails/s (goal <= {GOAL_SECONDS:.0f} s: "
+          f"{'met' if secs <= GOAL_SECONDS else f'NOT met, {secs / GOAL_SECONDS:.1f}x over'})")
+    print(f"memory during close_due: peak {mb:.0f} MB (RSS before {close['rss_before']:.0f} MB, "
+          f"after {close['rss_after']:.0f} MB; goal <= {GOAL_MB:.0f} MB: {'met' if mb <= GOAL_MB else 'NOT met'})")
+    if profile:
+        print(f"\ncProfile of close_due on a copy ({profile['seconds']:.1f} s under the profiler):")
+        print(profile["profile"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
