@@ -51,7 +51,10 @@ class InboxTransport(Protocol):
 
 
 class OutboxTransport(Protocol):
-    def deliver(self, recipient: str, data: bytes, key: str) -> Any: ...
+    def deliver(self, recipient: str, data: bytes, key: str, *, durable: bool = True) -> Any: ...
+
+    def sync(self) -> None:
+        """Make every delivery made with ``durable=False`` durable."""
 
 
 @dataclass
@@ -572,7 +575,7 @@ class Referee:
                 for row in rows:
                     row.attempts += 1
                     try:
-                        self.outbox.deliver(row.to_addr, row.message, row.dedupe_key)
+                        self.outbox.deliver(row.to_addr, row.message, row.dedupe_key, durable=False)
                     except Exception as exc:
                         errors += 1
                         row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
@@ -599,6 +602,7 @@ class Referee:
                         continue
                     row.status, row.sent_at = "sent", now
                     sent += 1
+                self.outbox.sync()  # the batch is durable at the transport before it is marked sent
 
     # ------------------------------------------------------------------ composing mail
 

@@ -2,11 +2,12 @@
 
 The same inputs always give the same bytes: the caller supplies the Message-ID and
 the Date, and the MIME boundary of a multipart message is derived from its content.
-Output uses ``email.policy.SMTP`` (CRLF line ends, non-ASCII headers RFC 2047-encoded,
-body lines within 78 columns). Headers are folded only past 998 characters: at 78
-columns the email package folds a subject such as "[Game] ..." right after "Subject:",
-which clients then show with a leading space. Text parts are UTF-8 and 7bit when they can
-be, quoted-printable otherwise, so they pass any relay.
+The message is written out directly (CRLF line ends, non-ASCII header text as RFC 2047
+encoded words, body lines within 78 columns) rather than through ``EmailMessage``,
+which is over ten times slower and folds a subject such as "[Game] ..." right after
+"Subject:". Free-text headers are not folded unless encoded; every header stays under
+998 characters. Text parts are UTF-8 and 7bit when they can be, quoted-printable
+otherwise, so they pass any relay.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime, timezone
-from email import policy
-from email.headerregistry import Address
-from email.message import EmailMessage
-from email.utils import format_datetime
+from email import quoprimime
+from email.header import Header
+from email.utils import format_datetime, formataddr
 from typing import Mapping, Sequence
 
 from referee.mail.guards import LOOP_HEADER
@@ -30,7 +30,7 @@ _MANAGED = frozenset(h.lower() for h in (
     "Content-Transfer-Encoding",
 ))
 _AUTO_SUBMITTED = frozenset({"auto-generated", "auto-replied", "no"})
-_OUTPUT = policy.SMTP.clone(max_line_length=998)  # bodies are encoded at 78 columns before this applies
+CRLF = "\r\n"
 
 
 def compose(
@@ -66,31 +66,40 @@ def compose(
     if clashes:
         raise ValueError(f"extra_headers may not set {', '.join(clashes)}")
 
-    msg = EmailMessage(policy=policy.SMTP)
-    msg["From"] = Address(display_name=_one_line(from_name), addr_spec=from_addr)
-    msg["To"] = Address(display_name=_one_line(to_name), addr_spec=to_addr)
+    headers = [
+        ("From", _address(from_name, from_addr)),
+        ("To", _address(to_name, to_addr)),
+    ]
     if reply_to:
-        msg["Reply-To"] = Address(addr_spec=reply_to)
-    msg["Subject"] = _one_line(subject)
-    msg["Date"] = format_datetime(date.astimezone(timezone.utc))
-    msg["Message-ID"] = _bracket(message_id)
+        headers.append(("Reply-To", _address("", reply_to)))
+    headers += [
+        ("Subject", _unstructured(_one_line(subject))),
+        ("Date", format_datetime(date.astimezone(timezone.utc))),
+        ("Message-ID", _bracket(message_id)),
+    ]
     if in_reply_to:
-        msg["In-Reply-To"] = _bracket(in_reply_to)
+        headers.append(("In-Reply-To", _bracket(in_reply_to)))
     if references:
-        msg["References"] = " ".join(_bracket(r) for r in references)
-    msg["Auto-Submitted"] = auto_submitted
-    msg[LOOP_HEADER] = loop_value
-    for name, value in extra_headers.items():
-        msg[name] = _one_line(value)
+        headers.append(("References", _fold_ids([_bracket(r) for r in references])))
+    headers += [("Auto-Submitted", auto_submitted), (LOOP_HEADER, _one_line(loop_value))]
+    headers += [(name, _unstructured(_one_line(value))) for name, value in extra_headers.items()]
+    headers.append(("MIME-Version", "1.0"))
 
-    msg.set_content(text, subtype="plain", charset="utf-8", cte=_cte(text))
-    if html is not None:
-        msg.add_alternative(html, subtype="html", charset="utf-8", cte=_cte(html))
-        for part in msg.iter_parts():
-            del part["MIME-Version"]  # only the top level carries it (RFC 2045 section 4)
+    if html is None:
+        headers += _part_headers("plain", text)
+        body = _encode_body(text)
+    else:
         seed = "\0".join((message_id, text, html)).encode("utf-8", "surrogatepass")
-        msg.set_boundary("=_" + hashlib.sha256(seed).hexdigest()[:40])
-    return msg.as_bytes(policy=_OUTPUT)
+        boundary = "=_" + hashlib.sha256(seed).hexdigest()[:40]
+        headers.append(("Content-Type", f'multipart/alternative; boundary="{boundary}"'))
+        parts = []
+        for subtype, content in (("plain", text), ("html", html)):
+            part_head = "".join(f"{name}: {value}{CRLF}" for name, value in _part_headers(subtype, content))
+            # the CRLF before a boundary belongs to the boundary (RFC 2046 5.1.1)
+            parts.append(f"--{boundary}{CRLF}{part_head}{CRLF}{_encode_body(content)}{CRLF}")
+        body = "".join(parts) + f"--{boundary}--{CRLF}"
+    head = "".join(f"{name}: {value}{CRLF}" for name, value in headers)
+    return (head + CRLF + body).encode("ascii")
 
 
 def make_message_id(key: str, domain: str) -> str:
@@ -103,6 +112,43 @@ def make_message_id(key: str, domain: str) -> str:
     readable = re.sub(r"[^A-Za-z0-9_-]+", "-", key).strip("-")[:64].rstrip("-")
     local = f"{digest}.{readable}" if readable else digest
     return f"{local}@{domain}"
+
+
+def _address(name: str, addr: str) -> str:
+    """``Name <addr>``; a non-ASCII name as an RFC 2047 encoded word, specials quoted."""
+    name = _one_line(name)
+    return formataddr((name, addr), charset="utf-8") if name else addr
+
+
+def _unstructured(value: str) -> str:
+    """A free-text header value: as is when ASCII, else RFC 2047 encoded words (folded)."""
+    if value.isascii():
+        return value
+    return Header(value, "utf-8", header_name="Subject").encode(linesep=CRLF)
+
+
+def _fold_ids(ids: list[str]) -> str:
+    """Message-ids separated by spaces, folded so no line exceeds 998 characters."""
+    lines = [""]
+    for msg_id in ids:
+        if lines[-1] and len(lines[-1]) + len(msg_id) + 1 > 900:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {msg_id}" if lines[-1] else msg_id
+    return (CRLF + " ").join(lines)
+
+
+def _part_headers(subtype: str, content: str) -> list[tuple[str, str]]:
+    return [("Content-Type", f'text/{subtype}; charset="utf-8"'), ("Content-Transfer-Encoding", _cte(content))]
+
+
+def _encode_body(content: str) -> str:
+    """CRLF lines; quoted-printable (76 columns) unless plain short-lined ASCII."""
+    lines = content.splitlines()
+    if _cte(content) == "7bit":
+        return "".join(line + CRLF for line in lines)
+    latin = content.replace("\r\n", "\n").encode("utf-8", "surrogatepass").decode("latin-1")
+    encoded = quoprimime.body_encode(latin, maxlinelen=76, eol=CRLF)
+    return encoded if encoded.endswith(CRLF) else encoded + CRLF
 
 
 def _cte(body: str) -> str:

@@ -14,7 +14,9 @@ into ``new/`` keeps the time (the same convention as Dovecot's received date).
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import functools
 import hashlib
 import itertools
 import os
@@ -84,9 +86,8 @@ class MaildirInbox:
         except FileNotFoundError:
             if _find(self.path / "cur", item.key) is None:
                 raise
-            return
-        _fsync_dir(self.path / "cur")
-        _fsync_dir(self.path / "new")
+        # No fsync: the caller has committed the message first, so a rename lost in a
+        # power cut only offers the message again, and the caller skips it by Message-ID.
 
 
 class MaildirOutbox:
@@ -95,6 +96,8 @@ class MaildirOutbox:
     def __init__(self, path: str | os.PathLike[str], per_address: bool = False) -> None:
         self.path = Path(path)
         self.per_address = per_address
+        self._known: set[Path] = set()
+        self._unsynced: list[Path] = []
         if not per_address:
             _ensure_maildir(self.path)
         else:
@@ -106,27 +109,45 @@ class MaildirOutbox:
             return self.path
         return self.path / _address_dirname(recipient)
 
-    def deliver(self, recipient: str, data: bytes, key: str) -> Path:
+    def deliver(self, recipient: str, data: bytes, key: str, *, durable: bool = True) -> Path:
         """Deliver *data* once per *key* and Maildir; returns the message's path.
 
         The file name is derived from *key*, so delivering the same key again
-        returns the existing message (in ``new/``, or in ``cur/`` if a reader has
-        seen it) instead of writing a duplicate.
+        returns the existing message (in ``new/``, or in ``cur/`` as seen by a
+        reader) instead of writing a duplicate. With ``durable=False`` nothing is
+        fsynced until :meth:`sync`, which makes a whole batch durable at once.
         """
         maildir = self.maildir_for(recipient)
-        _ensure_maildir(maildir)
+        if maildir not in self._known:
+            _ensure_maildir(maildir)
+            self._known.add(maildir)
         name = _key_filename(key)
-        existing = _find(maildir / "new", name) or _find(maildir / "cur", name)
-        if existing is not None:
-            return existing
+        for existing in (maildir / "new" / name, maildir / "cur" / f"{name}{SEEN_INFO}", maildir / "cur" / name):
+            if existing.exists():
+                return existing
         target = maildir / "new" / name
-        tmp = _write_tmp(maildir, data, None)
+        tmp = _write_tmp(maildir, data, None, fsync=durable)
         try:
             _publish(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
-        _fsync_dir(maildir / "new")
+        if durable:
+            _fsync_dir(maildir / "new")
+        else:
+            self._unsynced.append(target)
         return target
+
+    def sync(self) -> None:
+        """Make every delivery made with ``durable=False`` durable: one ``syncfs`` of the
+        outbox's filesystem where the platform has it, else an fsync per file and folder."""
+        if not self._unsynced:
+            return
+        if not _syncfs(self.path):
+            for path in self._unsynced:
+                _fsync_file(path)
+            for folder in {path.parent for path in self._unsynced}:
+                _fsync_dir(folder)
+        self._unsynced.clear()
 
 
 def deliver_to_maildir(
@@ -164,14 +185,15 @@ def _unique_name() -> str:
     return f"{seconds}.M{nanos // 1000}P{os.getpid()}Q{next(_counter)}.{host}"
 
 
-def _write_tmp(maildir: Path, data: bytes, mtime: datetime | None) -> Path:
+def _write_tmp(maildir: Path, data: bytes, mtime: datetime | None, *, fsync: bool = True) -> Path:
     tmp = maildir / "tmp" / _unique_name()
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                os.fsync(handle.fileno())
         if mtime is not None:
             stamp = mtime.timestamp()
             os.utime(tmp, (stamp, stamp))
@@ -228,6 +250,34 @@ def _address_dirname(recipient: str) -> str:
     if len(safe) > 200:
         safe = f"{safe[:160]}.{hashlib.sha256(safe.encode()).hexdigest()[:32]}"
     return safe
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _syncfs(path: Path) -> bool:
+    """``syncfs(2)`` on the filesystem holding *path*; False where unavailable."""
+    function = getattr(_libc(), "syncfs", None)
+    if function is None:
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return bool(function(fd) == 0)
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _libc() -> object:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
 
 
 def _fsync_dir(path: Path) -> None:

@@ -217,3 +217,16 @@ def test_outbox_output_is_readable_by_an_inbox(tmp_path: Path) -> None:
     outbox.deliver("a@example.org", b"two", key="k2")
     inbox = MaildirInbox(tmp_path)
     assert sorted(inbox.read(item) for item in inbox.pending()) == [b"one", b"two"]
+
+
+def test_batched_deliveries_are_durable_after_sync(tmp_path: Path) -> None:
+    outbox = MaildirOutbox(tmp_path / "out", per_address=True)
+    paths = [outbox.deliver(f"p{i}@example.test", b"Subject: x\r\n\r\nhi\r\n", f"k{i}", durable=False)
+             for i in range(3)]
+    assert all(p.read_bytes().endswith(b"hi\r\n") for p in paths)
+    outbox.sync()
+    assert outbox._unsynced == []
+    # idempotent per key after a reader marked it seen
+    seen = paths[0].parent.parent / "cur" / (paths[0].name + ":2,S")
+    paths[0].rename(seen)
+    assert outbox.deliver("p0@example.test", b"other", "k0") == seen

@@ -322,9 +322,12 @@ def test_outbox_retries_then_gives_up(world):
         def __init__(self):
             self.calls = 0
 
-        def deliver(self, recipient, data, key):
+        def deliver(self, recipient, data, key, *, durable=True):
             self.calls += 1
             raise OSError("disk full")
+
+        def sync(self):
+            pass
 
     world.referee.outbox = Flaky()
     world.tick(START)
