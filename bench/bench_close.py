@@ -32,6 +32,7 @@ import io
 import multiprocessing
 import pstats
 import sys
+from queue import Empty
 import threading
 import time
 from datetime import timedelta
@@ -51,6 +52,7 @@ from referee.service import Referee, next_reminder  # noqa: E402
 from referee.store.models import Event, LedgerEntry, Match, Outbox, Player, Seat  # noqa: E402
 
 GOAL_SECONDS = 20.0
+GOAL_MATCHES = 10_000
 GOAL_MB = 300.0
 DEADLINE = START + ROUND
 SUBMITTED_AT = START + timedelta(hours=3)
@@ -133,20 +135,18 @@ def fresh_processes():
     return ctx
 
 
-CTX = None
-
-
-def in_fresh_process(kind: str, folder: Path, profile_top: int = 0) -> dict:
-    ctx = CTX
+def in_fresh_process(ctx, kind: str, folder: Path, profile_top: int = 0) -> dict:
     queue = ctx.Queue()
     proc = ctx.Process(target=worker, args=(kind, str(folder), profile_top, queue))
     proc.start()
-    try:
-        out = queue.get()
-    finally:
-        proc.join()
-    if proc.exitcode != 0:
-        raise SystemExit(f"{kind} worker failed with exit code {proc.exitcode}")
+    while True:
+        try:
+            out = queue.get(timeout=1.0)
+            break
+        except Empty:
+            if not proc.is_alive():
+                raise SystemExit(f"{kind} worker died with exit code {proc.exitcode}") from None
+    proc.join()
     return out
 
 
@@ -260,8 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if m < 1 or p < 2:
         parser.error("need at least one match and two players")
 
-    global CTX
-    CTX = fresh_processes()
+    ctx = fresh_processes()
     print(f"bench_close: {m:,} Stationary Roulette matches, {p:,} players, one shared deadline, SQLite file")
     print(common.machine())
     rows: list[tuple] = []
@@ -274,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.start == "referee":
             print(f"starting {m:,} matches with Referee.start_due ...", flush=True)
-            start = in_fresh_process("start", folder)
+            common.settle()
+            start = in_fresh_process(ctx, "start", folder)
             if start["result"] != m:
                 raise SystemExit(f"start_due started {start['result']} of {m} matches")
             rows.append(("Referee.start_due (2 step mails per match)", m, start["seconds"], m / start["seconds"],
@@ -299,13 +299,14 @@ def main(argv: list[str] | None = None) -> int:
             copy_world(folder, tmp / "profile")
 
         print(f"closing {m:,} rounds with Referee.close_due ...", flush=True)
-        close = in_fresh_process("close", folder)
+        common.settle()
+        close = in_fresh_process(ctx, "close", folder)
         rows.append(("Referee.close_due (2 result mails per match)", m, close["seconds"], m / close["seconds"],
                      close["rss_before"], close["rss_peak_sampled"], close["hwm"], close["maxrss"]))
         world = open_world(folder)
         found = counts(world)
         world.store.dispose()
-        profile = in_fresh_process("close", tmp / "profile", args.top) if args.profile else None
+        profile = in_fresh_process(ctx, "close", tmp / "profile", args.top) if args.profile else None
 
     print("\nresults (timed calls run in a fresh process; RSS in MB)")
     print(table(rows, ("step", "matches", "s", "matches/s", "RSS before", "RSS peak (sampled)", "VmHWM", "ru_maxrss")))
@@ -316,11 +317,18 @@ def main(argv: list[str] | None = None) -> int:
     if close["result"] != m or wrong:
         raise SystemExit(f"close_due did not do the whole job: closed {close['result']} of {m}; {wrong}")
     secs, mb = close["seconds"], max(close["maxrss"], close["hwm"], close["rss_peak_sampled"])
-    print(f"\nclose_due: {secs:.1f} s for {m:,} rounds, {1000 * secs / m:.2f} ms per match, "
-          f"{2 * m / secs:,.0f} result mails/s (goal <= {GOAL_SECONDS:.0f} s: "
-          f"{'met' if secs <= GOAL_SECONDS else f'NOT met, {secs / GOAL_SECONDS:.1f}x over'})")
+    per_match = secs / m
+    at_goal_size = per_match * GOAL_MATCHES
+    print(f"\nclose_due: {secs:.1f} s for {m:,} rounds, {1000 * per_match:.2f} ms per match, "
+          f"{2 * m / secs:,.0f} result mails/s"
+          + ("" if m == GOAL_MATCHES else f"; at this rate {GOAL_MATCHES:,} matches take {at_goal_size:.0f} s"))
+    print(f"  goal: {GOAL_MATCHES:,} rounds closed in <= {GOAL_SECONDS:.0f} s: "
+          + ("met" if at_goal_size <= GOAL_SECONDS else f"NOT met, {at_goal_size / GOAL_SECONDS:.1f}x over"))
     print(f"memory during close_due: peak {mb:.0f} MB (RSS before {close['rss_before']:.0f} MB, "
-          f"after {close['rss_after']:.0f} MB; goal <= {GOAL_MB:.0f} MB: {'met' if mb <= GOAL_MB else 'NOT met'})")
+          f"after {close['rss_after']:.0f} MB)")
+    print(f"  goal: <= {GOAL_MB:.0f} MB with {GOAL_MATCHES:,} active matches: "
+          + ("met" if mb <= GOAL_MB else "NOT met")
+          + ("" if m == GOAL_MATCHES else f" (this run had {m:,}; run the default size for the real figure)"))
     if profile:
         print(f"\ncProfile of close_due on a copy ({profile['seconds']:.1f} s under the profiler):")
         print(profile["profile"])

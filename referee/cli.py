@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -124,6 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--now", help="ISO 8601 instant for 'time left' (default: the current time)")
     p.set_defaults(func=cmd_status)
 
+    p = sub.add_parser(
+        "requeue", help="retry failed mail: inbound that failed to process, outbound that failed to send"
+    )
+    p.add_argument("--inbound", action="store_true", help="only inbound mail")
+    p.add_argument("--outbound", action="store_true", help="only outbound mail")
+    p.set_defaults(func=cmd_requeue)
+
     p = sub.add_parser("demo", help="play a whole match by mail between two scripted players")
     p.add_argument(
         "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"
@@ -137,10 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    path = Path(args.config) if args.config else Path(CONFIG_NAME)
+    path = Path(args.config or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(EXAMPLE_CONFIG.format(database=args.database or "sqlite:///referee.db", secret=new_secret()))
+        # the file holds the secret: readable by its owner only
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(EXAMPLE_CONFIG.format(database=args.database or "sqlite:///referee.db", secret=new_secret()))
         print(f"wrote {path} (edit [mail] address before real use)")
     elif args.database:
         raise ConfigError(f"{path} exists already; set its 'database' key instead of passing --database")
@@ -173,8 +184,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config, store = open_store(args)
     logging.getLogger().setLevel(logging.DEBUG if args.debug else config.log_level)
+    if not args.debug:
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)  # it logs every job run at INFO
     referee = make_referee(config, store)
-    asyncio.run(ServiceRunner(referee, poll_seconds=config.poll_seconds).run())
+    runner = ServiceRunner(referee, poll_seconds=config.poll_seconds, grace_seconds=config.arrival_grace_seconds)
+    asyncio.run(runner.run())
     return 0
 
 
@@ -193,6 +207,16 @@ def cmd_status(args: argparse.Namespace) -> int:
     _config, store = open_store(args)
     text = status_text(store, now, match_key=args.match)
     print(text)
+    return 0
+
+
+def cmd_requeue(args: argparse.Namespace) -> int:
+    from referee.status import requeue_failed
+
+    _config, store = open_store(args)
+    both = not (args.inbound or args.outbound)
+    inbound, outbound = requeue_failed(store, inbound=both or args.inbound, outbound=both or args.outbound)
+    print(f"requeued {inbound} inbound and {outbound} outbound mails; the next tick or poll processes them")
     return 0
 
 

@@ -92,6 +92,13 @@ def _str(data: dict[str, Any], key: str, where: str, default: str | None = None)
     return value.strip()
 
 
+def _bool(data: dict[str, Any], key: str, where: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: {key!r} must be true or false, got {value!r}")
+    return value
+
+
 def _unknown(data: dict[str, Any], allowed: set[str], where: str) -> None:
     extra = sorted(set(data) - allowed)
     if extra:
@@ -140,6 +147,9 @@ class ServiceConfig:
     poll_seconds: float = 30.0
     outbox_max_attempts: int = 10
     log_level: str = "INFO"
+    # `referee run` works this far behind the clock, so that a mail the MTA is still
+    # delivering when a deadline passes is seen before the deadline closes
+    arrival_grace_seconds: float = 5.0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -186,18 +196,21 @@ def load_service_config(path: Path) -> ServiceConfig:
         transport=transport,
         inbox=(base / _str(mail, "inbox", mwhere, "mail/inbox")).resolve(),
         outbox=(base / _str(mail, "outbox", mwhere, "mail/outbox")).resolve(),
-        per_address=bool(mail.get("per_address", True)),
+        per_address=_bool(mail, "per_address", mwhere, True),
     )
 
     svc = _table(data, "service", where)
     swhere = f"{where} [service]"
-    _unknown(svc, {"poll_seconds", "outbox_max_attempts", "log_level"}, swhere)
+    _unknown(svc, {"poll_seconds", "outbox_max_attempts", "log_level", "arrival_grace_seconds"}, swhere)
     poll = svc.get("poll_seconds", 30)
     if not isinstance(poll, (int, float)) or isinstance(poll, bool) or poll <= 0:
         raise ConfigError(f"{swhere}: poll_seconds must be a positive number, got {poll!r}")
     attempts = svc.get("outbox_max_attempts", 10)
     if not isinstance(attempts, int) or isinstance(attempts, bool) or attempts < 1:
         raise ConfigError(f"{swhere}: outbox_max_attempts must be a positive integer, got {attempts!r}")
+    grace = svc.get("arrival_grace_seconds", 5)
+    if not isinstance(grace, (int, float)) or isinstance(grace, bool) or not 0 <= grace <= 600:
+        raise ConfigError(f"{swhere}: arrival_grace_seconds must be a number from 0 to 600, got {grace!r}")
     level = str(svc.get("log_level", "INFO")).upper()
     if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         raise ConfigError(f"{swhere}: log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -209,6 +222,7 @@ def load_service_config(path: Path) -> ServiceConfig:
         poll_seconds=float(poll),
         outbox_max_attempts=attempts,
         log_level=level,
+        arrival_grace_seconds=float(grace),
     )
 
 
@@ -370,19 +384,25 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
             raise ConfigError(f"{mwhere}: seed must be a whole number from 0 to 2^63-1, got {seed!r}")
 
         gtable = games.get(gname, {})
+        # Step lengths, later layers win: the game's defaults, [season] phase_length, the
+        # game's phase_length, the game's steps, the match's phase_length, the match's steps.
         steps: dict[str, float] = {kind: hours * 3600 for kind, hours in game.step_kinds.items()}
-        for source, swhere2 in (
-            (season_phase, f"{swhere} phase_length"),
-            (gtable.get("phase_length"), f"{where} [games.{gname}] phase_length"),
-            (m.get("phase_length"), f"{mwhere} phase_length"),
-        ):
-            if source is not None:
-                length = parse_duration(source, swhere2).total_seconds()
+        layers = (
+            (season_phase, f"{swhere} phase_length", None, ""),
+            (
+                gtable.get("phase_length"),
+                f"{where} [games.{gname}] phase_length",
+                gtable.get("steps", {}),
+                f"{where} [games.{gname}.steps]",
+            ),
+            (m.get("phase_length"), f"{mwhere} phase_length", m.get("steps", {}), f"{mwhere} steps"),
+        )
+        for phase, pwhere2, table, twhere in layers:
+            if phase is not None:
+                length = parse_duration(phase, pwhere2).total_seconds()
                 steps = {kind: length for kind in steps}
-        for table, twhere in (
-            (gtable.get("steps", {}), f"{where} [games.{gname}.steps]"),
-            (m.get("steps", {}), f"{mwhere} steps"),
-        ):
+            if table is None:
+                continue
             if not isinstance(table, dict):
                 raise ConfigError(f"{twhere}: must be a table of step kind = duration")
             for kind, value in table.items():
@@ -400,6 +420,11 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         )
         options = dict(gtable.get("options", {}))
         options.update(m.get("options", {}))
+        if "chips" in options:
+            raise ConfigError(
+                f"{mwhere}: options may not set chips: players bring their season balance into a match "
+                "(set starting_chips in [season])"
+            )
         matches.append(
             MatchSpec(
                 key=mkey,

@@ -36,6 +36,11 @@ def load_season(store: Store, spec: SeasonSpec, now: datetime) -> list[str]:
             changes.append(f"season {spec.key}: renamed to {spec.name!r}")
 
         players = {p.key: p for p in session.scalars(select(Player).where(Player.season_id == season.id))}
+        # Addresses are unique per season: park changed ones first, so two players may swap.
+        moving = [p for ps in spec.players if (p := players.get(ps.key)) is not None and p.email != ps.email]
+        for player in moving:
+            player.email = f"{player.key}.{player.id}@moving.invalid"
+        session.flush()
         for ps in spec.players:
             player = players.get(ps.key)
             if player is None:
@@ -94,11 +99,15 @@ def load_season(store: Store, spec: SeasonSpec, now: datetime) -> list[str]:
                         _seat(session, match, [players[k] for k in ms.players])
                     changes.append(f"match {ms.key}: updated (not started yet)")
                 continue
-            if (match.game, current, match.starts_at) != (ms.game, ms.players, ms.starts_at) or (
-                ms.seed_given and ms.seed != match.seed
-            ):
+            started_options = {k: v for k, v in match.options.items() if k != "chips"}  # chips: set at start
+            if (match.game, current, match.starts_at, started_options) != (
+                ms.game,
+                ms.players,
+                ms.starts_at,
+                ms.options,
+            ) or (ms.seed_given and ms.seed != match.seed):
                 raise ConfigError(
-                    f"match {ms.key!r} has started: its game, players, seed and start can no longer change"
+                    f"match {ms.key!r} has started: its game, players, seed, start and options can no longer change"
                 )
             if match.timing != timing:
                 match.timing = timing

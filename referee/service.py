@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
 from sqlalchemy import func, select
@@ -109,23 +109,55 @@ class Referee:
         self.outbox = outbox
         self.own_addresses = (config.mail.address,)
         self.steps_closed = 0  # counts every close, also those a late-processed mail triggers
+        self._broken: set[int] = set()  # matches whose close failed in this tick: left open, logged
         self.loop_value = config.mail.domain
 
     # ------------------------------------------------------------------ the whole cycle
 
     def tick(self, now: datetime) -> TickReport:
-        """Everything due as of ``now``, in order: mail in, starts, moves, deadlines, reminders, mail out."""
+        """Everything due as of ``now``: mail in, then mail, starts and deadlines in time order,
+        then reminders and mail out.
+
+        Time order matters across matches too: a match that starts at T brings the season
+        balance after every settlement before T, and a mail is judged before the deadline
+        that follows its arrival. At the same instant a deadline comes before a start.
+        """
         report = TickReport()
         closed_before = self.steps_closed
+        self._broken = set()
         report.ingested = self.ingest(now)
-        report.started = self.start_due(now)
-        report.merge(self.process_inbound(now))
-        self.close_due(now)
+        while True:
+            t_mail, t_start, t_deadline = self._next_times(now)
+            if t_start is None and t_deadline is None:
+                report.merge(self.process_inbound(now))
+                break
+            boundary = min(t for t in (t_start, t_deadline) if t is not None)
+            if t_mail is not None and t_mail < boundary:
+                report.merge(self.process_inbound(now, before=boundary))
+            elif t_deadline is not None and t_deadline <= boundary:
+                self.close_due(t_deadline)
+            else:
+                report.started += self.start_due(boundary)
         report.closed = self.steps_closed - closed_before
         report.reminders = self.send_reminders(now)
         sent, errors = self.flush_outbox(now)
         report.sent, report.send_errors = sent, errors
         return report
+
+    def _next_times(self, now: datetime) -> tuple[datetime | None, datetime | None, datetime | None]:
+        """The earliest pending mail arrival, match start and deadline, each at or before ``now``."""
+        with self.store.unit_of_work() as session:
+            mail = session.scalar(
+                select(func.min(Inbound.received_at)).where(Inbound.status == "pending", Inbound.received_at <= now)
+            )
+            start = session.scalar(
+                select(func.min(Match.starts_at)).where(Match.status == "scheduled", Match.starts_at <= now)
+            )
+            deadline_query = select(func.min(Match.deadline)).where(Match.status == "running", Match.deadline <= now)
+            if self._broken:
+                deadline_query = deadline_query.where(Match.id.not_in(self._broken))
+            deadline = session.scalar(deadline_query)
+        return tuple(utc(t) for t in (mail, start, deadline))  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ inbound
 
@@ -160,16 +192,15 @@ class Referee:
                 self.inbox.mark_processed(item)
         return count
 
-    def process_inbound(self, now: datetime) -> TickReport:
+    def process_inbound(self, now: datetime, *, before: datetime | None = None) -> TickReport:
+        """Process pending mail that arrived by ``now`` (and strictly before ``before``), in arrival order."""
         report = TickReport()
         while True:
             with self.store.unit_of_work() as session:
-                rows = session.scalars(
-                    select(Inbound)
-                    .where(Inbound.status == "pending", Inbound.received_at <= now)
-                    .order_by(Inbound.received_at, Inbound.id)
-                    .limit(BATCH)
-                ).all()
+                query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
+                if before is not None:
+                    query = query.where(Inbound.received_at < before)
+                rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
                 if not rows:
                     return report
                 for row in rows:
@@ -322,9 +353,9 @@ class Referee:
             dedupe=f"unaddressed:{row.message_key}",
             reply_to_mail=mail,
             at=now,
-            extra={"running": [s.match.key for s in seats]},
+            extra={"running": [s.match.key for s in seats], "invalid_address": why == "bad-token"},
         )
-        return self._finish(row, "rejected", f"{why}: sent to a plain address, not a match's reply address", now)
+        return self._finish(row, "rejected", f"{why}: not sent to a valid reply address of a match", now)
 
     def _late_reply(self, session: Session, mail: InboundMail, match: Match, player: Player) -> str | None:
         """A reply to one of our mails about a step that has closed since is not moved to the next step."""
@@ -418,7 +449,7 @@ class Referee:
     def close_due(self, now: datetime, match_id: int | None = None) -> int:
         """Close every step whose deadline has passed as of ``now`` (idempotent)."""
         closed = 0
-        broken: set[int] = set()
+        broken = self._broken
         while True:
             with self.store.unit_of_work() as session:
                 query = select(Match).where(Match.status == "running", Match.deadline <= now)
@@ -752,6 +783,13 @@ class Referee:
 def message_key(raw: bytes) -> str:
     """The idempotency key of an inbound mail: its Message-ID, else a hash of its bytes."""
     return message_id_of(raw)
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """Aggregates (min, max) bypass the column type: make them aware UTC again."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)
 
 
 def person(player: Player) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import selectinload
 
 from referee.config import ConfigError
@@ -81,3 +81,21 @@ def mail_lines(session, now: datetime) -> list[str]:
     for row in broken:
         lines.append(f"  inbound {row.id} ({row.message_key}) failed: {row.note}")
     return lines
+
+
+def requeue_failed(store: Store, *, inbound: bool, outbound: bool) -> tuple[int, int]:
+    """Put failed mail back in line: inbound to be processed again (judged by its arrival time
+    against the step open now), outbound to be delivered again with a fresh set of attempts."""
+    counts = [0, 0]
+    with store.unit_of_work() as session:
+        if inbound:
+            result = session.execute(
+                update(Inbound).where(Inbound.status == "failed").values(status="pending", processed_at=None)
+            )
+            counts[0] = result.rowcount
+        if outbound:
+            result = session.execute(
+                update(Outbox).where(Outbox.status == "failed").values(status="pending", attempts=0)
+            )
+            counts[1] = result.rowcount
+    return counts[0], counts[1]

@@ -5,6 +5,8 @@
   the next poll does.
 * ``due:<instant>``: one job per distinct upcoming deadline, reminder or start time. It
   runs the same cycle at that instant, so a deadline closes on time even with a long poll.
+* Everything runs ``grace`` seconds behind the clock (``arrival_grace_seconds``), so a
+  mail delivered just before a deadline is in the inbox when that deadline closes.
 * After every run the jobs are reconciled with the database, and on start-up the first
   poll processes everything that fell due while the service was down, judging mail by
   its arrival time.
@@ -19,7 +21,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -52,9 +54,17 @@ def upcoming_instants(referee: Referee, after: datetime, limit: int = RECONCILE_
 
 
 class ServiceRunner:
-    def __init__(self, referee: Referee, *, poll_seconds: float, clock: Callable[[], datetime] = utcnow):
+    def __init__(
+        self,
+        referee: Referee,
+        *,
+        poll_seconds: float,
+        grace_seconds: float = 5.0,
+        clock: Callable[[], datetime] = utcnow,
+    ):
         self.referee = referee
         self.poll_seconds = poll_seconds
+        self.grace = timedelta(seconds=grace_seconds)
         self.clock = clock
         self.scheduler = AsyncIOScheduler(
             timezone=timezone.utc, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
@@ -65,7 +75,9 @@ class ServiceRunner:
     async def cycle(self, reason: str) -> TickReport | None:
         """Run one whole cycle in a worker thread; never lets an error kill the service."""
         async with self._lock:
-            now = self.clock()
+            # Work `grace` behind the clock: a mail the MTA stamped just before a deadline but
+            # has not finished moving into new/ is still seen before that deadline closes.
+            now = self.clock() - self.grace
             try:
                 report = await asyncio.to_thread(self.referee.tick, now)
             except Exception:
@@ -77,13 +89,13 @@ class ServiceRunner:
             return report
 
     async def reconcile(self) -> None:
-        now = self.clock()
+        now = self.clock() - self.grace
         try:
             instants = await asyncio.to_thread(upcoming_instants, self.referee, now)
         except Exception:
             log.exception("reconciling jobs failed; polling continues")
             return
-        wanted = {f"due:{at.isoformat()}": at for at in instants}
+        wanted = {f"due:{at.isoformat()}": at + self.grace for at in instants}
         for job in self.scheduler.get_jobs():
             if job.id.startswith("due:") and job.id not in wanted:
                 job.remove()

@@ -215,3 +215,46 @@ def test_usage_errors_are_one_line(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err == "referee: error: unrecognized arguments: --nw x (see: referee --help)"
+
+
+def test_init_honours_referee_config_and_keeps_the_secret_private(tmp_path, monkeypatch):
+    target = tmp_path / "etc" / "referee.toml"
+    monkeypatch.setenv("REFEREE_CONFIG", str(target))
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert target.exists() and not (tmp_path / "referee.toml").exists()
+    assert target.stat().st_mode & 0o077 == 0
+
+
+def test_requeue_puts_failed_mail_back_in_line(folder, capsys):
+    config = load_service_config(folder / "referee.toml")
+    store = Store(config.database)
+    from referee.store.models import Inbound
+
+    with store.unit_of_work() as session:
+        session.add(Inbound(message_key="x@y", source="f", raw=b"", received_at=START, status="failed"))
+    store.dispose()
+    capsys.readouterr()
+    assert main(["requeue"]) == 0
+    assert "requeued 1 inbound and 0 outbound" in capsys.readouterr().out
+
+
+def test_started_match_refuses_changed_options(folder, capsys):
+    tick(START)
+    (folder / "season.toml").write_text(SEASON.replace('reminders = ["2h"]', 'reminders = ["2h"]\noptions = {x = 1}'))
+    capsys.readouterr()
+    assert main(["season", "load", "season.toml"]) == 2
+    assert "has started" in capsys.readouterr().err
+
+
+def test_two_players_may_swap_addresses(folder, capsys):
+    swapped = (
+        SEASON.replace("alice@example.test", "tmp@example.test")
+        .replace("bob@example.test", "alice@example.test")
+        .replace("tmp@example.test", "bob@example.test")
+    )
+    (folder / "season.toml").write_text(swapped)
+    capsys.readouterr()
+    assert main(["season", "load", "season.toml"]) == 0
+    out = capsys.readouterr().out
+    assert "player alice: updated (bob@example.test" in out and "player bob: updated (alice@example.test" in out

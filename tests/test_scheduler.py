@@ -28,7 +28,7 @@ def match_state(world: World) -> Match:
 async def test_deadline_jobs_fire_on_time_without_polling(tmp_path):
     now = datetime.now(timezone.utc)
     world = World(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", season_starting(now + timedelta(seconds=1)))
-    runner = ServiceRunner(world.referee, poll_seconds=3600)  # the poll would never come in time
+    runner = ServiceRunner(world.referee, poll_seconds=3600, grace_seconds=0)  # the poll would never come in time
     task = asyncio.create_task(runner.run())
     try:
         await asyncio.sleep(4.5)  # start at +1 s, round 0 closes at +3 s, round 1 at +5 s
@@ -45,7 +45,7 @@ async def test_deadline_jobs_fire_on_time_without_polling(tmp_path):
 async def test_restart_catches_up_everything_that_fell_due(tmp_path):
     start = datetime.now(timezone.utc) - timedelta(seconds=7)  # the service was down for 7 s: 3 closes due
     world = World(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", season_starting(start))
-    runner = ServiceRunner(world.referee, poll_seconds=3600)
+    runner = ServiceRunner(world.referee, poll_seconds=3600, grace_seconds=0)
     task = asyncio.create_task(runner.run())
     try:
         await asyncio.sleep(0.8)
@@ -53,6 +53,29 @@ async def test_restart_catches_up_everything_that_fell_due(tmp_path):
         assert match.state["round"] == 3
         assert match.deadline == start + timedelta(seconds=8)  # on schedule, not "now + 2 s"
         assert upcoming_instants(world.referee, datetime.now(timezone.utc))[0] == match.deadline
+    finally:
+        runner.stop()
+        await asyncio.wait_for(task, 10)
+    world.store.dispose()
+
+
+async def test_a_mail_still_being_delivered_at_the_deadline_counts(tmp_path):
+    """The MTA stamps the mail just before the deadline but finishes delivering it just after:
+    working `grace` seconds behind the clock, the referee still sees it in time."""
+    start = datetime.now(timezone.utc) + timedelta(seconds=0.5)
+    deadline = start + timedelta(seconds=2)
+    world = World(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", season_starting(start))
+    runner = ServiceRunner(world.referee, poll_seconds=3600, grace_seconds=1.5)
+    task = asyncio.create_task(runner.run())
+    try:
+        await asyncio.sleep((deadline - datetime.now(timezone.utc)).total_seconds() + 0.3)
+        assert world.client("alice").all(), "the start prompt went out"
+        world.send(
+            "alice", "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0", deadline - timedelta(seconds=0.1)
+        )  # stamped before the deadline, visible after it
+        await asyncio.sleep(2.0)
+        match = match_state(world)
+        assert match.state["history"][0]["prepared"]["alice"] is True
     finally:
         runner.stop()
         await asyncio.wait_for(task, 10)

@@ -11,7 +11,7 @@ from referee.games import GAMES
 from referee.service import replay
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox
 
-from .harness import DAY, START, World
+from .harness import DAY, SEASON, START, World
 
 GAME = GAMES["stationary-roulette"]
 ROULETTE = "ROULETTE\nWinning colour: {w}\nGold: 30\nSilver: 10\nBlack: 0"
@@ -153,6 +153,7 @@ def test_forged_token_from_registered_player_is_not_obeyed_and_explained(world):
     assert match_row(world).state == before
     rows = outbox_rows(world, kind="unaddressed")
     assert [r.to_addr for r in rows] == ["alice@example.test"]
+    assert "reply address that is not valid" in world.last_text("alice")
 
 
 def test_unknown_sender_without_token_is_dropped_silently(world):
@@ -340,3 +341,24 @@ def test_outbox_retries_then_gives_up(world):
         world.referee.flush_outbox(t)
     rows = outbox_rows(world)
     assert all(r.status == "failed" and r.attempts == world.config.outbox_max_attempts for r in rows)
+
+
+def test_a_match_starts_with_the_balance_after_every_earlier_settlement(tmp_path, db_url):
+    season = {
+        **SEASON,
+        "players": [*SEASON["players"], {"id": "carol", "name": "Carol", "email": "carol@example.test"}],
+        "matches": [
+            SEASON["matches"][0],
+            # starts exactly when m1's preparation phase closes, in which bob misses his roulette
+            {"id": "m2", "game": "stationary-roulette", "players": ["bob", "carol"],
+             "start": (START + DAY).isoformat(), "seed": 2},
+        ],
+    }
+    world = World(tmp_path, db_url, season)
+    world.tick(START)
+    world.send("alice", ROULETTE.format(w="Gold"), START + timedelta(hours=1))
+    world.tick(START + 2 * DAY)  # the referee was down: both events are processed in one tick, in time order
+    with world.store.unit_of_work() as session:
+        m2 = session.scalar(select(Match).where(Match.key == "m2"))
+        assert m2.options["chips"] == {"bob": 200 - 5, "carol": 200}
+    world.store.dispose()

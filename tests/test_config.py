@@ -1,0 +1,37 @@
+"""Season file details: step-length precedence and refused options."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.config import ConfigError, parse_season
+
+BASE = {
+    "season": {"id": "s", "phase_length": "10h"},
+    "players": [{"id": "a", "email": "a@x.test"}, {"id": "b", "email": "b@x.test"}],
+}
+
+
+def match(**extra):
+    return {"id": "m", "game": "stationary-roulette", "players": ["a", "b"], "start": "2026-12-01T00:00:00Z", **extra}
+
+
+@pytest.mark.parametrize(
+    "games, m, hours",
+    [
+        ({}, {}, 10),
+        ({"phase_length": "12h"}, {}, 12),
+        ({"phase_length": "12h", "steps": {"round": "13h"}}, {}, 13),
+        ({"steps": {"round": "13h"}}, {"phase_length": "14h"}, 14),
+        ({"steps": {"round": "13h"}}, {"phase_length": "14h", "steps": {"round": "15h"}}, 15),
+    ],
+    ids=["season", "game-phase", "game-steps", "match-phase-beats-game-steps", "match-steps"],
+)
+def test_later_layers_win_for_step_lengths(games, m, hours):
+    spec = parse_season({**BASE, "games": {"stationary-roulette": games}, "matches": [match(**m)]}, "t")
+    assert spec.matches[0].steps == {"round": hours * 3600}
+
+
+def test_options_may_not_create_chips():
+    with pytest.raises(ConfigError, match="options may not set chips"):
+        parse_season({**BASE, "matches": [match(options={"chips": {"a": 500}})]}, "t")
