@@ -45,7 +45,8 @@ def test_templates_render_from_an_unpacked_wheel(wheel, tmp_path):
     code = (
         "import referee.render as r, sys; d = r.template_dir(); "
         "assert str(d).startswith(sys.argv[1]), d; "
-        "print(r.render_mail('common', 'unaddressed', {'player': {'name': 'A'}, 'running': [], 'invalid_address': False}).subject)"
+        "ctx = {'player': {'name': 'A'}, 'running': [], 'invalid_address': False}; "
+        "print(r.render_mail('common', 'unaddressed', ctx).subject)"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path)],
