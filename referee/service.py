@@ -309,7 +309,7 @@ class Referee:
         seat = session.get(Seat, parts[0]) if parts else None
         if seat is None or not tokens.verify_token(self.config.secret, token, seat.match.key, seat.player.key):
             return "bad-token"
-        if mail.from_addr != seat.player.email:
+        if mail.from_addr != seat.player.email or guards.sender_authentication_failed(mail.message):
             return f"spoof:{seat.id}"
         return seat
 

@@ -145,3 +145,16 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("null-return-path", _null_return_path),
     ("mailer-daemon", _mailer_daemon),
 )
+
+
+_DMARC_FAIL = re.compile(r"\bdmarc\s*=\s*fail\b", re.IGNORECASE)
+
+
+def sender_authentication_failed(msg: Message) -> bool:
+    """True when a receiving MTA recorded that the From domain's DMARC check failed
+    (``Authentication-Results: ...; dmarc=fail``, RFC 8601 / RFC 7489).
+
+    Only a failure is used: a sender can add such a header itself, but a forged *fail*
+    only hurts the forger, whereas a forged *pass* would be worth nothing to trust.
+    """
+    return any(_DMARC_FAIL.search(value) for value in header_values(msg, "Authentication-Results"))

@@ -244,3 +244,18 @@ def test_no_own_addresses_and_empty_loop_value_disable_those_rules() -> None:
 )
 def test_normalise_address(address: str, normal: str) -> None:
     assert normalise_address(address) == normal
+
+
+@pytest.mark.parametrize("value, failed", [
+    ("mx.example.org; spf=pass smtp.mailfrom=a.test; dkim=pass; dmarc=pass (p=none)", False),
+    ("mx.example.org; spf=fail smtp.mailfrom=a.test; dmarc=fail (p=reject) header.from=a.test", True),
+    ("mx.example.org; DMARC = FAIL", True),
+    ("mx.example.org; spf=softfail; dmarc=none", False),
+], ids=["pass", "fail", "case-and-spaces", "none"])
+def test_sender_authentication_failed_reads_dmarc_verdicts(value, failed):
+    from email import message_from_string
+
+    from referee.mail.guards import sender_authentication_failed
+
+    msg = message_from_string(f"From: a@a.test\nAuthentication-Results: {value}\n\nhi\n")
+    assert sender_authentication_failed(msg) is failed

@@ -143,6 +143,16 @@ def test_spoofed_sender_is_never_obeyed(world):
     assert not any(r.to_addr == "eve@evil.test" for r in outbox_rows(world))
 
 
+def test_a_from_address_our_mta_found_forged_is_not_obeyed(world):
+    world.tick(START)
+    before = match_row(world).state
+    world.send("alice", ROULETTE.format(w="Gold"), START + timedelta(hours=1),
+               extra_headers={"Authentication-Results": "mx.example.test; spf=fail; dkim=none; dmarc=fail"})
+    world.tick(START + timedelta(hours=1))
+    assert match_row(world).state == before
+    assert [r.to_addr for r in outbox_rows(world, kind="spoof")] == ["alice@example.test"]
+
+
 def test_forged_token_from_registered_player_is_not_obeyed_and_explained(world):
     world.tick(START)
     before = match_row(world).state
