@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from referee.config import ServiceConfig
@@ -41,6 +41,12 @@ from referee.timefmt import duration, iso, local_time
 log = logging.getLogger("referee")
 
 BATCH = 200
+# Everything a mail about a match needs, loaded with the match instead of one query at a time.
+MATCH_CONTEXT = (selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season))
+SEAT_CONTEXT = (
+    joinedload(Seat.player),
+    joinedload(Seat.match).options(selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season)),
+)
 RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
 
 
@@ -306,7 +312,7 @@ class Referee:
         if token is None:
             return "no-token"
         parts = tokens.split_token(token)
-        seat = session.get(Seat, parts[0]) if parts else None
+        seat = session.get(Seat, parts[0], options=SEAT_CONTEXT) if parts else None
         if seat is None or not tokens.verify_token(self.config.secret, token, seat.match.key, seat.player.key):
             return "bad-token"
         if mail.from_addr != seat.player.email or guards.sender_authentication_failed(mail.message):
@@ -425,6 +431,7 @@ class Referee:
                     .where(Match.status == "scheduled", Match.starts_at <= now)
                     .order_by(Match.starts_at, Match.id)
                     .limit(BATCH)
+                    .options(*MATCH_CONTEXT)
                 ).all()
                 if not matches:
                     return started
@@ -460,7 +467,7 @@ class Referee:
                 matches = session.scalars(
                     query.order_by(Match.deadline, Match.id)
                     .limit(BATCH)
-                    .options(selectinload(Match.seats).selectinload(Seat.player))
+                    .options(*MATCH_CONTEXT)
                 ).all()
                 if not matches:
                     return closed
@@ -566,6 +573,7 @@ class Referee:
                     .where(Match.status == "running", Match.remind_at <= now, Match.deadline > now)
                     .order_by(Match.remind_at)
                     .limit(BATCH)
+                    .options(*MATCH_CONTEXT)
                 ).all()
                 if not matches:
                     return sent
@@ -749,7 +757,7 @@ class Referee:
         step_key: str | None = None,
         inbound_id: int | None = None,
     ) -> None:
-        seq = (session.scalar(select(func.max(Event.seq)).where(Event.match_id == match.id)) or 0) + 1
+        match.last_event_seq = seq = match.last_event_seq + 1
         session.add(
             Event(
                 match_id=match.id,

@@ -112,6 +112,8 @@ class Match(Base):
     remind_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, index=True)
     # optimistic lock: every change bumps it, so two closers cannot both close a step
     version: Mapped[int] = mapped_column(Integer, default=0)
+    # seq of the match's last event (saves a MAX() query per event; events are unique by seq)
+    last_event_seq: Mapped[int] = mapped_column(Integer, default=0)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
@@ -185,9 +187,14 @@ class Outbox(Base):
 
 class LedgerEntry(Base):
     __tablename__ = "ledger"
-    __table_args__ = (UniqueConstraint("match_id", "seq", name="uq_ledger_match_seq"),)
+    __table_args__ = (
+        UniqueConstraint("match_id", "seq", name="uq_ledger_match_seq"),
+        # a player's balance is the sum of what came in minus what went out
+        Index("ix_ledger_season_to", "season_id", "to_account"),
+        Index("ix_ledger_season_from", "season_id", "from_account"),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"), index=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"))
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
     # position of the movement within the match's transfers (None for season grants)
     seq: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-29 14:29:56.771633
+Create Date: 2026-11-29 15:17:39.386062
 """
 from alembic import op
 import sqlalchemy as sa
@@ -42,6 +42,7 @@ def upgrade() -> None:
     sa.Column('deadline', referee.store.models.UTCDateTime(), nullable=True),
     sa.Column('remind_at', referee.store.models.UTCDateTime(), nullable=True),
     sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('last_event_seq', sa.Integer(), nullable=False),
     sa.Column('result', sa.JSON(), nullable=True),
     sa.Column('finished_at', referee.store.models.UTCDateTime(), nullable=True),
     sa.ForeignKeyConstraint(['season_id'], ['seasons.id'], name=op.f('fk_matches_season_id_seasons')),
@@ -104,7 +105,8 @@ def upgrade() -> None:
     sa.UniqueConstraint('match_id', 'seq', name='uq_ledger_match_seq')
     )
     with op.batch_alter_table('ledger', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_ledger_season_id'), ['season_id'], unique=False)
+        batch_op.create_index('ix_ledger_season_from', ['season_id', 'from_account'], unique=False)
+        batch_op.create_index('ix_ledger_season_to', ['season_id', 'to_account'], unique=False)
 
     op.create_table('outbox',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -175,7 +177,8 @@ def downgrade() -> None:
 
     op.drop_table('outbox')
     with op.batch_alter_table('ledger', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_ledger_season_id'))
+        batch_op.drop_index('ix_ledger_season_to')
+        batch_op.drop_index('ix_ledger_season_from')
 
     op.drop_table('ledger')
     with op.batch_alter_table('inbound', schema=None) as batch_op:
