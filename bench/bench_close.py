@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common  # noqa: E402
 from common import GAME, ROULETTE, ROUND, START, copy_world, new_world, open_world, table, temp_folder  # noqa: E402
-from sqlalchemy import func, select  # noqa: E402
+from sqlalchemy import event, func, select  # noqa: E402
 from sqlalchemy.orm import selectinload  # noqa: E402
 
 from referee.games import GAMES  # noqa: E402
@@ -87,6 +87,8 @@ def worker(kind: str, folder: str, profile_top: int, queue) -> None:
     call = (lambda: referee.start_due(START)) if kind == "start" else (lambda: referee.close_due(DEADLINE))
     with world.store.unit_of_work() as session:  # connect, and load what every tick needs, before timing
         session.scalar(select(func.count()).select_from(Match))
+    statements = [0]
+    event.listen(world.store.engine, "before_cursor_execute", lambda *_a: statements.__setitem__(0, statements[0] + 1))
     gc.collect()
     before = common.rss_mb()
     out: dict = {"rss_before": before}
@@ -112,6 +114,7 @@ def worker(kind: str, folder: str, profile_top: int, queue) -> None:
         sampler.stop()
         out["rss_peak_sampled"] = max(sampler.samples, default=before)
         out["rss_samples"] = len(sampler.samples)
+    out["statements"] = statements[0]
     out["result"] = result if kind == "start" else referee.steps_closed
     out["rss_after"] = common.rss_mb()
     out["maxrss"] = common.maxrss_mb()
@@ -244,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = tmp / "world"
         world = new_world(folder)
         seconds = common.setup_season(world, m, p, how=args.setup)
-        rows.append((f"load season ({args.setup})", m, seconds, m / seconds, "", "", "", ""))
+        rows.append((f"load season ({args.setup})", m, seconds, m / seconds, "", "", "", "", ""))
         world.store.dispose()
 
         if args.start == "referee":
@@ -254,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             if start["result"] != m:
                 raise SystemExit(f"start_due started {start['result']} of {m} matches")
             rows.append(("Referee.start_due (2 step mails per match)", m, start["seconds"], m / start["seconds"],
-                         start["rss_before"], start["rss_peak_sampled"], start["hwm"], start["maxrss"]))
+                         start["statements"] / m, start["rss_before"], start["rss_peak_sampled"], start["hwm"], start["maxrss"]))
         else:
             world = open_world(folder)
             print(f"starting {m:,} matches (start_due, balances precomputed) ...", flush=True)
@@ -263,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds = time.perf_counter() - t0
             if started != m:
                 raise SystemExit(f"start_due started {started} of {m} matches")
-            rows.append(("start_due, balances precomputed (setup)", m, seconds, m / seconds, "", "", "", ""))
+            rows.append(("start_due, balances precomputed (setup)", m, seconds, m / seconds, "", "", "", "", ""))
             world.store.dispose()
 
         world = open_world(folder)
@@ -272,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         submitted = submit_all(world)
         seconds = time.perf_counter() - t0
         assert submitted == 2 * m, submitted
-        rows.append(("submit both roulettes (engine + Referee internals)", m, seconds, m / seconds, "", "", "", ""))
+        rows.append(("submit both roulettes (engine + Referee internals)", m, seconds, m / seconds, "", "", "", "", ""))
         world.store.dispose()
         if args.profile:
             copy_world(folder, tmp / "profile")
@@ -281,14 +284,15 @@ def main(argv: list[str] | None = None) -> int:
         common.settle()
         close = in_fresh_process(ctx, "close", folder)
         rows.append(("Referee.close_due (2 result mails per match)", m, close["seconds"], m / close["seconds"],
-                     close["rss_before"], close["rss_peak_sampled"], close["hwm"], close["maxrss"]))
+                     close["statements"] / m, close["rss_before"], close["rss_peak_sampled"], close["hwm"], close["maxrss"]))
         world = open_world(folder)
         found = counts(world)
         world.store.dispose()
         profile = in_fresh_process(ctx, "close", tmp / "profile", args.top) if args.profile else None
 
-    print("\nresults (timed calls run in a fresh process; RSS in MB)")
-    print(table(rows, ("step", "matches", "s", "matches/s", "RSS before", "RSS peak (sampled)", "VmHWM", "ru_maxrss")))
+    print("\nresults (timed calls run in a fresh process; SQL/match: statements sent to SQLite; RSS in MB)")
+    print(table(rows, ("step", "matches", "s", "matches/s", "SQL/match", "RSS before", "RSS peak (sampled)", "VmHWM",
+                       "ru_maxrss")))
     expected = {"running": m, "round-1 open, deadline start+48h": m, "timeout events": m,
                 "result mails (step round-1)": 2 * m}
     print("\nafter close_due: " + ", ".join(f"{k} {v:,}" for k, v in found.items()))

@@ -16,7 +16,8 @@ step opened at the deadline, so the schedule never drifts) -> ``flush_outbox``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
@@ -48,6 +49,10 @@ SEAT_CONTEXT = (
     joinedload(Seat.match).options(selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season)),
 )
 RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
+
+
+class _Abandoned(Exception):
+    """A batch is rolled back because one of its matches failed; it is redone without it."""
 
 
 class InboxTransport(Protocol):
@@ -114,7 +119,6 @@ class Referee:
         self.inbox = inbox
         self.outbox = outbox
         self.own_addresses = (config.mail.address,)
-        self.steps_closed = 0  # counts every close, also those a late-processed mail triggers
         self._broken: set[int] = set()  # matches whose close failed in this tick: left open, logged
         self.loop_value = config.mail.domain
 
@@ -129,7 +133,7 @@ class Referee:
         that follows its arrival. At the same instant a deadline comes before a start.
         """
         report = TickReport()
-        closed_before = self.steps_closed
+        last_event = self._last_event_id()
         self._broken = set()
         report.ingested = self.ingest(now)
         while True:
@@ -144,11 +148,22 @@ class Referee:
                 self.close_due(t_deadline)
             else:
                 report.started += self.start_due(boundary)
-        report.closed = self.steps_closed - closed_before
+        report.closed = self._closes_since(last_event)
         report.reminders = self.send_reminders(now)
         sent, errors = self.flush_outbox(now)
         report.sent, report.send_errors = sent, errors
         return report
+
+    def _last_event_id(self) -> int:
+        with self.store.unit_of_work() as session:
+            return session.scalar(select(func.coalesce(func.max(Event.id), 0)))
+
+    def _closes_since(self, event_id: int) -> int:
+        """Steps closed (committed) since ``event_id``: also those a late-processed mail closed."""
+        with self.store.unit_of_work() as session:
+            return session.scalar(
+                select(func.count()).select_from(Event).where(Event.id > event_id, Event.kind == "timeout")
+            )
 
     def _next_times(self, now: datetime) -> tuple[datetime | None, datetime | None, datetime | None]:
         """The earliest pending mail arrival, match start and deadline, each at or before ``now``."""
@@ -156,9 +171,10 @@ class Referee:
             mail = session.scalar(
                 select(func.min(Inbound.received_at)).where(Inbound.status == "pending", Inbound.received_at <= now)
             )
-            start = session.scalar(
-                select(func.min(Match.starts_at)).where(Match.status == "scheduled", Match.starts_at <= now)
-            )
+            start_query = select(func.min(Match.starts_at)).where(Match.status == "scheduled", Match.starts_at <= now)
+            if self._broken:
+                start_query = start_query.where(Match.id.not_in(self._broken))
+            start = session.scalar(start_query)
             deadline_query = select(func.min(Match.deadline)).where(Match.status == "running", Match.deadline <= now)
             if self._broken:
                 deadline_query = deadline_query.where(Match.id.not_in(self._broken))
@@ -423,21 +439,27 @@ class Referee:
     # ------------------------------------------------------------------ starting and closing steps
 
     def start_due(self, now: datetime) -> int:
+        """Start every scheduled match whose start has come (batched like :meth:`close_due`)."""
         started = 0
         while True:
-            with self.store.unit_of_work() as session:
-                matches = session.scalars(
-                    select(Match)
-                    .where(Match.status == "scheduled", Match.starts_at <= now)
-                    .order_by(Match.starts_at, Match.id)
-                    .limit(BATCH)
-                    .options(*MATCH_CONTEXT)
-                ).all()
-                if not matches:
-                    return started
-                for match in matches:
-                    self._start(session, match)
-                    started += 1
+            done = 0
+            try:
+                with self.store.unit_of_work() as session:
+                    query = select(Match).where(Match.status == "scheduled", Match.starts_at <= now)
+                    if self._broken:
+                        query = query.where(Match.id.not_in(self._broken))
+                    matches = session.scalars(
+                        query.order_by(Match.starts_at, Match.id).limit(BATCH).options(*MATCH_CONTEXT)
+                    ).all()
+                    if not matches:
+                        return started
+                    for match in matches:
+                        with self._isolated(match, "starting"):
+                            self._start(session, match)
+                        done += 1
+            except _Abandoned:
+                continue
+            started += done
 
     def _start(self, session: Session, match: Match) -> None:
         game = GAMES[match.game]
@@ -454,32 +476,45 @@ class Referee:
         self._announce_step(session, match, match.starts_at, first=True)
 
     def close_due(self, now: datetime, match_id: int | None = None) -> int:
-        """Close every step whose deadline has passed as of ``now`` (idempotent)."""
+        """Close every step whose deadline has passed as of ``now`` (idempotent).
+
+        A batch of matches is one transaction without savepoints, so its inserts go to the
+        database together. If closing one match fails (a bug), the batch is rolled back,
+        that match is left open (logged, retried next tick) and the batch is redone without it.
+        """
         closed = 0
-        broken = self._broken
         while True:
-            with self.store.unit_of_work() as session:
-                query = select(Match).where(Match.status == "running", Match.deadline <= now)
-                if match_id is not None:
-                    query = query.where(Match.id == match_id)
-                if broken:
-                    query = query.where(Match.id.not_in(broken))
-                matches = session.scalars(
-                    query.order_by(Match.deadline, Match.id)
-                    .limit(BATCH)
-                    .options(*MATCH_CONTEXT)
-                ).all()
-                if not matches:
-                    return closed
-                for match in matches:
-                    try:
-                        with session.begin_nested():
-                            closed += self._close_until(session, match, now)
-                    except (StaleDataError, IntegrityError):
-                        raise  # another process closed it first: roll back, the next tick re-checks
-                    except Exception:
-                        log.exception("match %s: closing %s failed; left open", match.key, match.step_key)
-                        broken.add(match.id)
+            done = 0
+            try:
+                with self.store.unit_of_work() as session:
+                    query = select(Match).where(Match.status == "running", Match.deadline <= now)
+                    if match_id is not None:
+                        query = query.where(Match.id == match_id)
+                    if self._broken:
+                        query = query.where(Match.id.not_in(self._broken))
+                    matches = session.scalars(
+                        query.order_by(Match.deadline, Match.id).limit(BATCH).options(*MATCH_CONTEXT)
+                    ).all()
+                    if not matches:
+                        return closed
+                    for match in matches:
+                        with self._isolated(match, "closing its step"):
+                            done += self._close_until(session, match, now)
+            except _Abandoned:
+                continue  # rolled back; the failing match is in self._broken
+            closed += done
+
+    @contextmanager
+    def _isolated(self, match: Match, doing: str) -> Iterator[None]:
+        """Turn a bug while working on one match into a rollback of its batch, without it."""
+        try:
+            yield
+        except (StaleDataError, IntegrityError):
+            raise  # another process got there first: roll back; the next tick re-checks
+        except Exception as exc:
+            log.exception("match %s: %s failed; left as it was", match.key, doing)
+            self._broken.add(match.id)
+            raise _Abandoned from exc
 
     def _close_until(self, session: Session, match: Match, until: datetime) -> int:
         """Close every step whose deadline is at or before ``until``.
@@ -511,7 +546,6 @@ class Referee:
             f" (no submission from {', '.join(missing)})" if missing else "",
         )
         self._announce_step(session, match, at)
-        self.steps_closed += 1
 
     def _save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         """Store the new state, copy new chip movements into the ledger, and (re)open the step."""
@@ -658,8 +692,9 @@ class Referee:
         extra: dict[str, Any] | None = None,
         thread_root: bool = False,
     ) -> None:
-        if session.scalar(select(Outbox.id).where(Outbox.dedupe_key == dedupe)) is not None:
-            return  # already written once: every step is idempotent
+        """Render, compose and put one mail in the outbox. Each mail is written once: its
+        dedupe key is unique in the outbox, and the transaction that writes it is the one
+        that moves the match or the inbound mail on, so it cannot come round again."""
         context = self._context(match, player)
         context.update(extra or {})
         game_name = match.game if match is not None else "common"

@@ -28,8 +28,11 @@ def play_until(world: World, alice_colour: str, rounds: int) -> None:
         world.send("bob", bob, opened + timedelta(hours=2))
         world.tick(opened + timedelta(hours=2))
         # a revision by alice: bob must not notice it either
-        world.send("alice", alice.replace("Gold: 33", "Gold: 32").replace("Silver: 7", "Silver: 8"),
-                   opened + timedelta(hours=3))
+        world.send(
+            "alice",
+            alice.replace("Gold: 33", "Gold: 32").replace("Silver: 7", "Silver: 8"),
+            opened + timedelta(hours=3),
+        )
         world.tick(opened + timedelta(hours=3))
         world.tick(opened + DAY - timedelta(hours=2))  # reminders
         world.tick(opened + DAY)

@@ -146,8 +146,12 @@ def test_spoofed_sender_is_never_obeyed(world):
 def test_a_from_address_our_mta_found_forged_is_not_obeyed(world):
     world.tick(START)
     before = match_row(world).state
-    world.send("alice", ROULETTE.format(w="Gold"), START + timedelta(hours=1),
-               extra_headers={"Authentication-Results": "mx.example.test; spf=fail; dkim=none; dmarc=fail"})
+    world.send(
+        "alice",
+        ROULETTE.format(w="Gold"),
+        START + timedelta(hours=1),
+        extra_headers={"Authentication-Results": "mx.example.test; spf=fail; dkim=none; dmarc=fail"},
+    )
     world.tick(START + timedelta(hours=1))
     assert match_row(world).state == before
     assert [r.to_addr for r in outbox_rows(world, kind="spoof")] == ["alice@example.test"]
@@ -360,8 +364,13 @@ def test_a_match_starts_with_the_balance_after_every_earlier_settlement(tmp_path
         "matches": [
             SEASON["matches"][0],
             # starts exactly when m1's preparation phase closes, in which bob misses his roulette
-            {"id": "m2", "game": "stationary-roulette", "players": ["bob", "carol"],
-             "start": (START + DAY).isoformat(), "seed": 2},
+            {
+                "id": "m2",
+                "game": "stationary-roulette",
+                "players": ["bob", "carol"],
+                "start": (START + DAY).isoformat(),
+                "seed": 2,
+            },
         ],
     }
     world = World(tmp_path, db_url, season)
@@ -371,4 +380,31 @@ def test_a_match_starts_with_the_balance_after_every_earlier_settlement(tmp_path
     with world.store.unit_of_work() as session:
         m2 = session.scalar(select(Match).where(Match.key == "m2"))
         assert m2.options["chips"] == {"bob": 200 - 5, "carol": 200}
+    world.store.dispose()
+
+
+def test_a_bug_closing_one_match_leaves_it_open_and_closes_the_others(tmp_path, db_url, monkeypatch, caplog):
+    season = {
+        **SEASON,
+        "players": [*SEASON["players"], {"id": "carol", "name": "Carol", "email": "carol@example.test"}],
+        "matches": [SEASON["matches"][0], {**SEASON["matches"][0], "id": "m2", "players": ["bob", "carol"], "seed": 2}],
+    }
+    world = World(tmp_path, db_url, season)
+    world.tick(START)
+    real = GAME.apply_timeout
+
+    def buggy(state):
+        if state["seed"] == 2:
+            raise RuntimeError("engine bug")
+        return real(state)
+
+    monkeypatch.setattr(GAME, "apply_timeout", buggy)
+    report = world.tick(START + DAY)
+    assert report.closed == 1
+    with world.store.unit_of_work() as session:
+        rounds = {m.key: m.state["round"] for m in session.scalars(select(Match))}
+    assert rounds == {"m1": 1, "m2": 0}
+    assert "match m2: closing its step failed" in caplog.text
+    monkeypatch.setattr(GAME, "apply_timeout", real)  # fixed: the next tick closes it
+    assert world.tick(START + DAY + timedelta(minutes=1)).closed == 1
     world.store.dispose()
