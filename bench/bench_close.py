@@ -115,7 +115,7 @@ def worker(kind: str, folder: str, profile_top: int, queue) -> None:
         out["rss_peak_sampled"] = max(sampler.samples, default=before)
         out["rss_samples"] = len(sampler.samples)
     out["statements"] = statements[0]
-    out["result"] = result if kind == "start" else referee.steps_closed
+    out["result"] = result  # start_due: matches started; close_due: steps closed
     out["rss_after"] = common.rss_mb()
     out["maxrss"] = common.maxrss_mb()
     out["hwm"] = common.hwm_mb()

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
@@ -215,27 +215,44 @@ class Referee:
         return count
 
     def process_inbound(self, now: datetime, *, before: datetime | None = None) -> TickReport:
-        """Process pending mail that arrived by ``now`` (and strictly before ``before``), in arrival order."""
+        """Process pending mail that arrived by ``now`` (and strictly before ``before``), in arrival order.
+
+        A batch is one transaction that sends its writes together at commit. A mail whose
+        processing fails (a bug) rolls the batch back; it is then marked failed on its own,
+        its raw bytes kept, and the batch is redone without it. The service goes on.
+        """
         report = TickReport()
         while True:
-            with self.store.unit_of_work() as session:
-                query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
-                if before is not None:
-                    query = query.where(Inbound.received_at < before)
-                rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
-                if not rows:
-                    return report
-                for row in rows:
-                    try:
-                        with session.begin_nested():
-                            status = self._handle_inbound(session, row, now)
-                    except (StaleDataError, IntegrityError):
-                        raise  # another process got there first: roll back the batch, retry next tick
-                    except Exception as exc:  # a bug must never lose the mail or stop the service
-                        log.exception("inbound %s (%s): processing failed", row.id, row.message_key)
-                        status = "failed"
-                        row.status, row.note, row.processed_at = "failed", f"internal error: {exc!r}"[:2000], now
-                    setattr(report, status, getattr(report, status) + 1)
+            batch = TickReport()
+            failing: tuple[int, str] | None = None  # (id, message key) of the mail in hand
+            try:
+                with self.store.unit_of_work(autoflush=False) as session:
+                    query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
+                    if before is not None:
+                        query = query.where(Inbound.received_at < before)
+                    rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
+                    if not rows:
+                        return report
+                    for row in rows:
+                        failing = (row.id, row.message_key)
+                        status = self._handle_inbound(session, row, now)
+                        setattr(batch, status, getattr(batch, status) + 1)
+                    failing = None
+            except (StaleDataError, IntegrityError):
+                raise  # another process got there first: roll back the batch, retry next tick
+            except Exception as exc:  # a bug must never lose the mail or stop the service
+                if failing is None:
+                    raise
+                log.exception("inbound %s (%s): processing failed", *failing)
+                with self.store.unit_of_work() as session:
+                    session.execute(
+                        update(Inbound)
+                        .where(Inbound.id == failing[0])
+                        .values(status="failed", note=f"internal error: {exc!r}"[:2000], processed_at=now)
+                    )
+                report.failed += 1
+                continue
+            report.merge(batch)
 
     def _handle_inbound(self, session: Session, row: Inbound, now: datetime) -> str:
         mail = parse_message(row.raw)
@@ -251,7 +268,8 @@ class Referee:
         game = GAMES[match.game]
 
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
-        self._close_until(session, match, row.received_at)
+        if self._close_until(session, match, row.received_at):
+            session.flush()  # the late-reply check below reads the closing events
         if match.status != "running":
             return self._reject(
                 session,

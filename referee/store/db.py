@@ -54,9 +54,13 @@ class Store:
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
-    def unit_of_work(self) -> Iterator[Session]:
-        """One transaction: commits when the block ends normally, rolls back otherwise."""
-        with self._sessions() as session, session.begin():
+    def unit_of_work(self, *, autoflush: bool = True) -> Iterator[Session]:
+        """One transaction: commits when the block ends normally, rolls back otherwise.
+
+        ``autoflush=False`` lets a batch send its writes together at commit; the caller
+        then flushes itself wherever a query must see the batch's own changes.
+        """
+        with self._sessions(autoflush=autoflush) as session, session.begin():
             yield session
 
     def migrate(self) -> None:
