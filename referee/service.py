@@ -16,13 +16,13 @@ step opened at the deadline, so the schedule never drifts) -> ``flush_outbox``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
@@ -457,29 +457,16 @@ class Referee:
     # ------------------------------------------------------------------ starting and closing steps
 
     def start_due(self, now: datetime) -> int:
-        """Start every scheduled match whose start has come (batched like :meth:`close_due`)."""
-        started = 0
-        while True:
-            done = 0
-            try:
-                with self.store.unit_of_work() as session:
-                    query = select(Match).where(Match.status == "scheduled", Match.starts_at <= now)
-                    if self._broken:
-                        query = query.where(Match.id.not_in(self._broken))
-                    matches = session.scalars(
-                        query.order_by(Match.starts_at, Match.id).limit(BATCH).options(*MATCH_CONTEXT)
-                    ).all()
-                    if not matches:
-                        return started
-                    for match in matches:
-                        with self._isolated(match, "starting"):
-                            self._start(session, match)
-                        done += 1
-            except _Abandoned:
-                continue
-            started += done
+        """Start every scheduled match whose start has come."""
+        return self._in_batches(
+            select(Match)
+            .where(Match.status == "scheduled", Match.starts_at <= now)
+            .order_by(Match.starts_at, Match.id),
+            "starting",
+            self._start,
+        )
 
-    def _start(self, session: Session, match: Match) -> None:
+    def _start(self, session: Session, match: Match) -> int:
         game = GAMES[match.game]
         players = [seat.player.key for seat in match.seats]
         options = dict(match.options)
@@ -492,35 +479,42 @@ class Referee:
         self._save_state(session, match, game, state, match.starts_at)
         log.info("match %s started at %s", match.key, iso(match.starts_at))
         self._announce_step(session, match, match.starts_at, first=True)
+        return 1
 
     def close_due(self, now: datetime, match_id: int | None = None) -> int:
-        """Close every step whose deadline has passed as of ``now`` (idempotent).
+        """Close every step whose deadline has passed as of ``now`` (idempotent)."""
+        query = select(Match).where(Match.status == "running", Match.deadline <= now)
+        if match_id is not None:
+            query = query.where(Match.id == match_id)
+        return self._in_batches(
+            query.order_by(Match.deadline, Match.id),
+            "closing its step",
+            lambda session, match: self._close_until(session, match, now),
+        )
 
-        A batch of matches is one transaction without savepoints, so its inserts go to the
-        database together. If closing one match fails (a bug), the batch is rolled back,
-        that match is left open (logged, retried next tick) and the batch is redone without it.
+    def _in_batches(self, query: Select, doing: str, work: Callable[[Session, Match], int]) -> int:
+        """Run ``work`` on every match ``query`` finds, a batch of matches per transaction.
+
+        A batch has no savepoints, so its writes go to the database together. If ``work``
+        fails on one match (a bug), the batch is rolled back, that match is left as it was
+        (logged; retried next tick) and the batch is redone without it. ``work`` must move
+        each match out of ``query``'s reach, or the loop would not end.
         """
-        closed = 0
+        total = 0
         while True:
             done = 0
             try:
                 with self.store.unit_of_work() as session:
-                    query = select(Match).where(Match.status == "running", Match.deadline <= now)
-                    if match_id is not None:
-                        query = query.where(Match.id == match_id)
-                    if self._broken:
-                        query = query.where(Match.id.not_in(self._broken))
-                    matches = session.scalars(
-                        query.order_by(Match.deadline, Match.id).limit(BATCH).options(*MATCH_CONTEXT)
-                    ).all()
+                    batch = query.where(Match.id.not_in(self._broken)) if self._broken else query
+                    matches = session.scalars(batch.limit(BATCH).options(*MATCH_CONTEXT)).all()
                     if not matches:
-                        return closed
+                        return total
                     for match in matches:
-                        with self._isolated(match, "closing its step"):
-                            done += self._close_until(session, match, now)
+                        with self._isolated(match, doing):
+                            done += work(session, match)
             except _Abandoned:
                 continue  # rolled back; the failing match is in self._broken
-            closed += done
+            total += done
 
     @contextmanager
     def _isolated(self, match: Match, doing: str) -> Iterator[None]:
@@ -617,34 +611,33 @@ class Referee:
     # ------------------------------------------------------------------ reminders
 
     def send_reminders(self, now: datetime) -> int:
+        """Remind players who still owe a submission, once per configured offset."""
+        return self._in_batches(
+            select(Match)
+            .where(Match.status == "running", Match.remind_at <= now, Match.deadline > now)
+            .order_by(Match.remind_at),
+            "sending reminders",
+            lambda session, match: self._remind(session, match, now),
+        )
+
+    def _remind(self, session: Session, match: Match, now: datetime) -> int:
+        game = GAMES[match.game]
+        offset = int((match.deadline - match.remind_at).total_seconds())
         sent = 0
-        while True:
-            with self.store.unit_of_work() as session:
-                matches = session.scalars(
-                    select(Match)
-                    .where(Match.status == "running", Match.remind_at <= now, Match.deadline > now)
-                    .order_by(Match.remind_at)
-                    .limit(BATCH)
-                    .options(*MATCH_CONTEXT)
-                ).all()
-                if not matches:
-                    return sent
-                for match in matches:
-                    game = GAMES[match.game]
-                    offset = int((match.deadline - match.remind_at).total_seconds())
-                    for seat in match.seats:
-                        if seat.player.key in game.awaiting(match.state):
-                            self._mail_player(
-                                session,
-                                "reminder",
-                                match,
-                                seat.player,
-                                at=now,
-                                dedupe=f"reminder:{match.key}:{match.step_key}:{seat.player.key}:{offset}",
-                                extra={"left": duration(match.deadline - now)},
-                            )
-                            sent += 1
-                    match.remind_at = next_reminder(match, after=now)
+        for seat in match.seats:
+            if seat.player.key in game.awaiting(match.state):
+                self._mail_player(
+                    session,
+                    "reminder",
+                    match,
+                    seat.player,
+                    at=now,
+                    dedupe=f"reminder:{match.key}:{match.step_key}:{seat.player.key}:{offset}",
+                    extra={"left": duration(match.deadline - now)},
+                )
+                sent += 1
+        match.remind_at = next_reminder(match, after=now)
+        return sent
 
     # ------------------------------------------------------------------ outbound
 
