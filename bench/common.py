@@ -280,7 +280,7 @@ BREAKDOWN = [
     ("Referee.process_inbound", ("referee/service.py", "process_inbound"), None, False),
     ("  parse_message (stored raw mail parsed again)", ("referee/mail/parse.py", "parse_message"), ("referee/service.py", "_handle_inbound"), False),
     ("  guards.automated_reason", ("referee/mail/guards.py", "automated_reason"), None, False),
-    ("  _authenticate (session.get + lazy loads)", ("referee/service.py", "_authenticate"), None, False),
+    ("  _authenticate (session.get of the seat and its match)", ("referee/service.py", "_authenticate"), None, False),
     ("  _late_reply (outbox SELECT by Message-ID)", ("referee/service.py", "_late_reply"), None, False),
     ("  game.parse", ("referee/games/stationary_roulette.py", "parse"), ("referee/service.py", "_handle_inbound"), False),
     ("  game.apply_move", ("referee/games/stationary_roulette.py", "apply_move"), ("referee/service.py", "_handle_inbound"), False),

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
 from sqlalchemy import Select, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -238,8 +238,8 @@ class Referee:
                         status = self._handle_inbound(session, row, now)
                         setattr(batch, status, getattr(batch, status) + 1)
                     failing = None
-            except (StaleDataError, IntegrityError):
-                raise  # another process got there first: roll back the batch, retry next tick
+            except (StaleDataError, IntegrityError, OperationalError):
+                raise  # another process got there first, or the database is away: roll back, retry next tick
             except Exception as exc:  # a bug must never lose the mail or stop the service
                 if failing is None:
                     raise
@@ -521,7 +521,7 @@ class Referee:
         """Turn a bug while working on one match into a rollback of its batch, without it."""
         try:
             yield
-        except (StaleDataError, IntegrityError):
+        except (StaleDataError, IntegrityError, OperationalError):
             raise  # another process got there first: roll back; the next tick re-checks
         except Exception as exc:
             log.exception("match %s: %s failed; left as it was", match.key, doing)
