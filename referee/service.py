@@ -267,33 +267,25 @@ class Referee:
         row.match_id, row.player_id = match.id, player.id
         game = GAMES[match.game]
 
+        def reject(reason: str, line: str | None = None, penalised: bool = False) -> str:
+            return self._reject(session, row, mail, match, player, now, reason=reason, line=line, penalised=penalised)
+
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
         if self._close_until(session, match, row.received_at):
             session.flush()  # the late-reply check below reads the closing events
         if match.status != "running":
-            return self._reject(
-                session,
-                row,
-                mail,
-                match,
-                player,
-                now,
-                reason="This match is over; nothing more can be submitted.",
-                line=None,
-            )
-
+            return reject("This match is over; nothing more can be submitted.")
         late = self._late_reply(session, mail, match, player)
         if late is not None:
-            return self._reject(session, row, mail, match, player, now, line=None, reason=late)
+            return reject(late)
 
         state = match.state
         try:
             moves = game.parse(state, player.key, mail.body)
         except ParseError as exc:
-            return self._reject(session, row, mail, match, player, now, reason=exc.reason, line=exc.line)
-
+            return reject(exc.reason, exc.line)
         if not moves:
-            return self._reject(session, row, mail, match, player, now, reason="Your mail contains no move.", line=None)
+            return reject("Your mail contains no move.")
         # A mail is all or nothing: every move in it is accepted, or none is recorded -- except
         # where the rules punish a well-formed illegal move: the penalty stands (with the moves
         # before it, on which it was computed).
@@ -307,17 +299,7 @@ class Referee:
             if not applied.accepted:
                 if applied.changed:
                     self._record_moves(session, match, game, player, logged, state, row)
-                return self._reject(
-                    session,
-                    row,
-                    mail,
-                    match,
-                    player,
-                    now,
-                    line=None,
-                    penalised=applied.changed,
-                    reason=applied.reason or "That move is not allowed now.",
-                )
+                return reject(applied.reason or "That move is not allowed now.", penalised=applied.changed)
         self._record_moves(session, match, game, player, logged, state, row)
         self._mail_player(
             session, "receipt", match, player, dedupe=f"receipt:{row.message_key}", reply_to_mail=mail, at=now
