@@ -486,7 +486,9 @@ class Referee:
         while True:
             done = 0
             try:
-                with self.store.unit_of_work() as session:
+                # no autoflush: the writes of a batch go out together at commit (starting a match
+                # reads ledger balances, which no work in a batch of starts changes)
+                with self.store.unit_of_work(autoflush=False) as session:
                     batch = query.where(Match.id.not_in(self._broken)) if self._broken else query
                     matches = session.scalars(batch.limit(BATCH).options(*MATCH_CONTEXT)).all()
                     if not matches:
@@ -800,17 +802,15 @@ class Referee:
         )
 
     def _balance(self, session: Session, season_id: int, account: str) -> int:
-        incoming = session.scalar(
-            select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
-                LedgerEntry.season_id == season_id, LedgerEntry.to_account == account
-            )
+        """An account's season balance: what came in minus what went out."""
+        in_season = LedgerEntry.season_id == season_id
+        incoming = select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+            in_season, LedgerEntry.to_account == account
         )
-        outgoing = session.scalar(
-            select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
-                LedgerEntry.season_id == season_id, LedgerEntry.from_account == account
-            )
+        outgoing = select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+            in_season, LedgerEntry.from_account == account
         )
-        return int(incoming) - int(outgoing)
+        return int(session.scalar(select(incoming.scalar_subquery() - outgoing.scalar_subquery())))
 
 
 # ---------------------------------------------------------------------- helpers
