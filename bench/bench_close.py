@@ -8,12 +8,14 @@ All matches start at the same instant, so all share one deadline.
             chips from the ledger, initial state, start event, two "round is open"
             mails composed into the outbox table per match). ``--start fast`` runs the
             same start_due with each player's ledger balance precomputed by one GROUP BY
-            (the per-player SUM queries make a large start quadratic), as untimed setup,
-            for iterating on close_due.
-  submit    both players' ROULETTE of the preparation phase, applied through the game
-            engine (``parse`` + ``apply_move``) and the Referee's own ``_log_event`` /
-            ``_save_state``, as ``process_inbound`` records an accepted mail
-            (not timed: the mail path is measured by bench_inbound.py).
+            (instead of two SUM queries per player), as untimed setup, for iterating on
+            close_due.
+  submit    both players' submissions for the round (a ROULETTE in rounds 0-9, a BET in
+            rounds 1-10), applied through the game engine (``parse`` + ``apply_move``)
+            and the Referee's own ``_log_event`` / ``_save_state``, as ``process_inbound``
+            records an accepted mail (not timed: the mail path is bench_inbound.py).
+            ``--round R`` first plays rounds 0 .. R-1 this way, each closed by close_due
+            (untimed), so that round R is closed with R rounds of history in the state.
   close     ``Referee.close_due(deadline)``: M rounds settled, M timeout events, the
             next round opened, 2 x M result mails composed into the outbox table.
             Timed, in a fresh process, with its memory: ru_maxrss (peak) and VmRSS
@@ -21,7 +23,7 @@ All matches start at the same instant, so all share one deadline.
 
 Goals (issue): close <= 20 s, memory <= 300 MB with 10,000 active matches.
 
-    .venv/bin/python bench/bench_close.py [--matches N] [--players P] [--start referee|fast] [--profile]
+    .venv/bin/python bench/bench_close.py [--matches N] [--players P] [--start referee|fast] [--round R] [--profile]
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common  # noqa: E402
-from common import GAME, ROULETTE, ROUND, START, copy_world, new_world, open_world, table, temp_folder  # noqa: E402
+from common import BET, GAME, ROULETTE, ROUND, START, copy_world, new_world, open_world, table, temp_folder  # noqa: E402
 from sqlalchemy import event, func, select  # noqa: E402
 from sqlalchemy.orm import selectinload  # noqa: E402
 
@@ -53,8 +55,11 @@ from referee.store.models import Event, LedgerEntry, Match, Outbox, Player, Seat
 GOAL_SECONDS = 20.0
 GOAL_MATCHES = 10_000
 GOAL_MB = 300.0
-DEADLINE = START + ROUND
-SUBMITTED_AT = START + timedelta(hours=3)
+LAST_ROUND = 10      # Stationary Roulette: the preparation phase (round 0), then rounds 1-10
+
+
+def deadline_of(round_no: int):
+    return START + (round_no + 1) * ROUND
 SUBMIT_BATCH = 500
 
 
@@ -80,11 +85,12 @@ class RssSampler(threading.Thread):
         self.join()
 
 
-def worker(kind: str, folder: str, profile_top: int, queue) -> None:
+def worker(kind: str, folder: str, profile_top: int, queue, round_no: int = 0) -> None:
     """Run start_due or close_due once in this (fresh) process; report time and memory."""
     world = open_world(Path(folder))
     referee = Referee(world.store, world.config)  # no transports: the mails stay in the outbox table
-    call = (lambda: referee.start_due(START)) if kind == "start" else (lambda: referee.close_due(DEADLINE))
+    deadline = deadline_of(round_no)
+    call = (lambda: referee.start_due(START)) if kind == "start" else (lambda: referee.close_due(deadline))
     with world.store.unit_of_work() as session:  # connect, and load what every tick needs, before timing
         session.scalar(select(func.count()).select_from(Match))
     statements = [0]
@@ -137,9 +143,9 @@ def fresh_processes():
     return ctx
 
 
-def in_fresh_process(ctx, kind: str, folder: Path, profile_top: int = 0) -> dict:
+def in_fresh_process(ctx, kind: str, folder: Path, profile_top: int = 0, round_no: int = 0) -> dict:
     queue = ctx.Queue()
-    proc = ctx.Process(target=worker, args=(kind, str(folder), profile_top, queue))
+    proc = ctx.Process(target=worker, args=(kind, str(folder), profile_top, queue, round_no))
     proc.start()
     while True:
         try:
@@ -157,9 +163,10 @@ def in_fresh_process(ctx, kind: str, folder: Path, profile_top: int = 0) -> dict
 
 def fast_start(world) -> int:
     """``Referee.start_due`` with one change: each player's ledger balance is looked up in
-    a table read by one GROUP BY query, instead of two SUM queries per player (which scan
-    the season's ledger and make a large start quadratic). Everything else is the real
-    code, so the rows written stay exactly what the service writes."""
+    a table read by one GROUP BY query, instead of two SUM queries per player (which,
+    without an index on (season_id, account), scan the season's ledger and make a large
+    start quadratic). Everything else is the real code, so the rows written stay exactly
+    what the service writes."""
     referee = Referee(world.store, world.config)
     with world.store.unit_of_work() as session:
         balances: dict[tuple[int, str], int] = {}
@@ -173,10 +180,12 @@ def fast_start(world) -> int:
     return referee.start_due(START)
 
 
-def submit_all(world) -> int:
-    """Both players' roulettes, recorded as an accepted mail's moves are (game engine + Referee internals)."""
+def submit_all(world, round_no: int = 0) -> int:
+    """Both players' submissions for the open round (a ROULETTE in rounds 0-9, a BET in rounds
+    1-10), recorded as an accepted mail's moves are: game engine + Referee internals."""
     game = GAMES[GAME]
     referee = Referee(world.store, world.config)
+    at = START + round_no * ROUND + timedelta(hours=3)
     submitted = 0
     last = 0
     while True:
@@ -190,30 +199,52 @@ def submit_all(world) -> int:
                 state = match.state
                 for i, seat in enumerate(match.seats):
                     player = seat.player.key
-                    text = ROULETTE.format(colour=("Gold", "Silver")[i % 2])
-                    (move,) = game.parse(state, player, text)
-                    applied = game.apply_move(state, player, move)
-                    assert applied.accepted, applied.reason
-                    state = applied.state
-                    referee._log_event(session, match, "move", player, {"move": move, "accepted": True}, SUBMITTED_AT)
+                    parts = []
+                    if round_no < LAST_ROUND:  # Gold and Silver in turn: never more than 5 times each
+                        parts.append(ROULETTE.format(colour=("Gold", "Silver")[(round_no + i) % 2]))
+                    if round_no > 0:
+                        parts.append(BET)
+                    for move in game.parse(state, player, "\n\n".join(parts)):
+                        applied = game.apply_move(state, player, move)
+                        assert applied.accepted, applied.reason
+                        state = applied.state
+                        referee._log_event(session, match, "move", player, {"move": move, "accepted": True}, at)
                     submitted += 1
-                referee._save_state(session, match, game, state, SUBMITTED_AT)
+                referee._save_state(session, match, game, state, at)
             last = matches[-1].id
 
 
-def counts(world) -> dict[str, int]:
+def advance(world, rounds: int) -> float:
+    """Play rounds 0 .. rounds-1 (submissions, then close_due at each deadline); untimed setup."""
+    t0 = time.perf_counter()
+    for round_no in range(rounds):
+        print(f"  round {round_no}: submitting and closing ...", flush=True)
+        submit_all(world, round_no)
+        closed = Referee(world.store, world.config).close_due(deadline_of(round_no))
+        if closed != counts(world)["matches"]:
+            raise SystemExit(f"setup: closing round {round_no} closed {closed} matches")
+    return time.perf_counter() - t0
+
+
+def counts(world, round_no: int = 0) -> dict[str, int]:
+    deadline = deadline_of(round_no)
     with world.store.unit_of_work() as session:
-        return {
+        found = {
+            "matches": session.scalar(select(func.count()).select_from(Match)),
             "running": session.scalar(select(func.count()).select_from(Match).where(Match.status == "running")),
-            "round-1 open, deadline start+48h": session.scalar(select(func.count()).select_from(Match).where(
-                Match.step_key == "round-1", Match.deadline == START + 2 * ROUND)),
+            "finished": session.scalar(select(func.count()).select_from(Match).where(Match.status == "finished")),
             "timeout events": session.scalar(select(func.count()).select_from(Event).where(Event.kind == "timeout")),
-            "result mails (step round-1)": session.scalar(select(func.count()).select_from(Outbox).where(
-                Outbox.kind == "step", Outbox.step_key == "round-1")),
+            "result mails of this close": session.scalar(select(func.count()).select_from(Outbox).where(
+                Outbox.kind == "step", Outbox.created_at == deadline)),
             "outbox rows": session.scalar(select(func.count()).select_from(Outbox)),
             "ledger rows from matches": session.scalar(select(func.count()).select_from(LedgerEntry).where(
                 LedgerEntry.match_id.is_not(None))),
         }
+        if round_no < LAST_ROUND:
+            found[f"round-{round_no + 1} open, deadline {round_no + 2} days after the start"] = session.scalar(
+                select(func.count()).select_from(Match).where(
+                    Match.step_key == f"round-{round_no + 1}", Match.deadline == deadline + ROUND))
+    return found
 
 
 # ----------------------------------------------------------------------------- main
@@ -229,18 +260,23 @@ def main(argv: list[str] | None = None) -> int:
                              "'fast': start_due with the ledger balances precomputed, as untimed setup")
     parser.add_argument("--setup", choices=("bulk", "loader"), default="bulk",
                         help="load the season by bulk INSERTs (default) or through referee.seasons.load_season")
+    parser.add_argument("--round", type=int, default=0, choices=range(LAST_ROUND + 1), metavar="R",
+                        help="close round R (0 = the preparation phase, default; 1-10 = rounds with bets; "
+                             "10 ends the matches). Rounds before R are played as untimed setup (slow at 10,000)")
     parser.add_argument("--profile", action="store_true",
                         help="also run close_due on a copy under cProfile and print the top functions")
     parser.add_argument("--top", type=int, default=35, help="rows of profile output (default 35)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
     m = args.matches
+    r = args.round
     p = args.players or 2 * m
     if m < 1 or p < 2:
         parser.error("need at least one match and two players")
 
     ctx = fresh_processes()
-    print(f"bench_close: {m:,} Stationary Roulette matches, {p:,} players, one shared deadline, SQLite file")
+    print(f"bench_close: {m:,} Stationary Roulette matches, {p:,} players, one shared deadline, SQLite file; "
+          f"closing {'the preparation phase (round 0)' if r == 0 else f'round {r}'}")
     print(common.machine())
     rows: list[tuple] = []
     with temp_folder(args.keep) as tmp:
@@ -270,31 +306,40 @@ def main(argv: list[str] | None = None) -> int:
             world.store.dispose()
 
         world = open_world(folder)
-        print(f"submitting {2 * m:,} roulettes ...", flush=True)
+        if r:
+            print(f"playing rounds 0-{r - 1} (untimed setup) ...", flush=True)
+            seconds = advance(world, r)
+            rows.append((f"play rounds 0-{r - 1}: submissions + close_due (setup)", m, seconds, m / seconds,
+                         "", "", "", "", ""))
+        print(f"submitting round {r} for {2 * m:,} players ...", flush=True)
         t0 = time.perf_counter()
-        submitted = submit_all(world)
+        submitted = submit_all(world, r)
         seconds = time.perf_counter() - t0
         assert submitted == 2 * m, submitted
-        rows.append(("submit both roulettes (engine + Referee internals)", m, seconds, m / seconds, "", "", "", "", ""))
+        rows.append((f"submit both players' round {r} (engine + Referee internals)", m, seconds, m / seconds,
+                     "", "", "", "", ""))
         world.store.dispose()
         if args.profile:
             copy_world(folder, tmp / "profile")
 
-        print(f"closing {m:,} rounds with Referee.close_due ...", flush=True)
+        print(f"closing round {r} of {m:,} matches with Referee.close_due ...", flush=True)
         common.settle()
-        close = in_fresh_process(ctx, "close", folder)
+        close = in_fresh_process(ctx, "close", folder, round_no=r)
         rows.append(("Referee.close_due (2 result mails per match)", m, close["seconds"], m / close["seconds"],
                      close["statements"] / m, close["rss_before"], close["rss_peak_sampled"], close["hwm"], close["maxrss"]))
         world = open_world(folder)
-        found = counts(world)
+        found = counts(world, r)
         world.store.dispose()
-        profile = in_fresh_process(ctx, "close", tmp / "profile", args.top) if args.profile else None
+        profile = in_fresh_process(ctx, "close", tmp / "profile", args.top, round_no=r) if args.profile else None
 
     print("\nresults (timed calls run in a fresh process; SQL/match: statements sent to SQLite; RSS in MB)")
     print(table(rows, ("step", "matches", "s", "matches/s", "SQL/match", "RSS before", "RSS peak (sampled)", "VmHWM",
                        "ru_maxrss")))
-    expected = {"running": m, "round-1 open, deadline start+48h": m, "timeout events": m,
-                "result mails (step round-1)": 2 * m}
+    expected = {"timeout events": m * (r + 1), "result mails of this close": 2 * m}
+    if r < LAST_ROUND:
+        expected.update({"running": m, f"round-{r + 1} open, deadline {r + 2} days after the start": m})
+    else:
+        expected["finished"] = m
     print("\nafter close_due: " + ", ".join(f"{k} {v:,}" for k, v in found.items()))
     wrong = {k: (found[k], v) for k, v in expected.items() if found[k] != v}
     if close["result"] != m or wrong:
@@ -302,10 +347,10 @@ def main(argv: list[str] | None = None) -> int:
     secs, mb = close["seconds"], max(close["maxrss"], close["hwm"], close["rss_peak_sampled"])
     per_match = secs / m
     at_goal_size = per_match * GOAL_MATCHES
-    print(f"\nclose_due: {secs:.1f} s for {m:,} rounds, {1000 * per_match:.2f} ms per match, "
+    print(f"\nclose_due of round {r}: {secs:.1f} s for {m:,} matches, {1000 * per_match:.2f} ms per match, "
           f"{2 * m / secs:,.0f} result mails/s"
           + ("" if m == GOAL_MATCHES else f"; at this rate {GOAL_MATCHES:,} matches take {at_goal_size:.0f} s"))
-    print(f"  goal: {GOAL_MATCHES:,} rounds closed in <= {GOAL_SECONDS:.0f} s: "
+    print(f"  goal: a round of {GOAL_MATCHES:,} matches closed in <= {GOAL_SECONDS:.0f} s: "
           + ("met" if at_goal_size <= GOAL_SECONDS else f"NOT met, {at_goal_size / GOAL_SECONDS:.1f}x over"))
     print(f"memory during close_due: peak {mb:.0f} MB (RSS before {close['rss_before']:.0f} MB, "
           f"after {close['rss_after']:.0f} MB)")

@@ -233,9 +233,11 @@ class Referee:
                     rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
                     if not rows:
                         return report
-                    for row in rows:
+                    mails = [parse_message(row.raw) for row in rows]
+                    self._load_batch(session, mails)
+                    for row, mail in zip(rows, mails, strict=True):
                         failing = (row.id, row.message_key)
-                        status = self._handle_inbound(session, row, now)
+                        status = self._handle_inbound(session, row, mail, now)
                         setattr(batch, status, getattr(batch, status) + 1)
                     failing = None
             except (StaleDataError, IntegrityError, OperationalError):
@@ -254,8 +256,31 @@ class Referee:
                 continue
             report.merge(batch)
 
-    def _handle_inbound(self, session: Session, row: Inbound, now: datetime) -> str:
-        mail = parse_message(row.raw)
+    def _load_batch(self, session: Session, mails: list[InboundMail]) -> None:
+        """Load what a batch of mail needs in a few queries instead of a few per mail: the
+        seats (with their matches) the mail speaks for, which :meth:`_authenticate` then finds
+        in the session, and our mails it answers, for :meth:`_late_reply`."""
+        seat_ids, refs = set(), set()
+        for mail in mails:
+            token = tokens.token_from_addresses(mail.to_addrs, self.config.mail.local, self.config.mail.domain)
+            parts = tokens.split_token(token) if token else None
+            if parts:
+                seat_ids.add(parts[0])
+            refs.update(i for i in (mail.in_reply_to, *mail.references) if i)
+        if seat_ids:
+            session.scalars(select(Seat).where(Seat.id.in_(seat_ids)).options(*SEAT_CONTEXT)).unique().all()
+        answered: dict[str, tuple[int, int | None, str]] = {}
+        ordered = sorted(refs)
+        for start in range(0, len(ordered), 500):
+            rows = session.execute(
+                select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key).where(
+                    Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None)
+                )
+            )
+            answered.update((message_id, (oid, match_id, step)) for message_id, oid, match_id, step in rows)
+        session.info["answered"] = answered
+
+    def _handle_inbound(self, session: Session, row: Inbound, mail: InboundMail, now: datetime) -> str:
         why = guards.automated_reason(mail.message, self.own_addresses, self.loop_value)
         if why:
             return self._finish(row, "ignored", f"not answered: {why}", now)
@@ -328,7 +353,7 @@ class Referee:
         if token is None:
             return "no-token"
         parts = tokens.split_token(token)
-        seat = session.get(Seat, parts[0], options=SEAT_CONTEXT) if parts else None
+        seat = session.get(Seat, parts[0]) if parts else None  # loaded with its match by _load_batch
         if seat is None or not tokens.verify_token(self.config.secret, token, seat.match.key, seat.player.key):
             return "bad-token"
         if mail.from_addr != seat.player.email or guards.sender_authentication_failed(mail.message):
@@ -381,16 +406,13 @@ class Referee:
 
     def _late_reply(self, session: Session, mail: InboundMail, match: Match, player: Player) -> str | None:
         """A reply to one of our mails about a step that has closed since is not moved to the next step."""
-        ids = [i for i in (mail.in_reply_to, *reversed(mail.references)) if i]
-        if not ids:
+        answered = session.info.get("answered", {})
+        ours = [answered[i] for i in (mail.in_reply_to, *mail.references) if i in answered]
+        ours = [entry for entry in ours if entry[1] == match.id]
+        if not ours:
             return None
-        step = session.scalar(
-            select(Outbox.step_key)
-            .where(Outbox.message_id.in_(ids), Outbox.match_id == match.id, Outbox.step_key.is_not(None))
-            .order_by(Outbox.id.desc())
-            .limit(1)
-        )
-        if step is None or step == match.step_key:
+        step = max(ours)[2]  # the newest of our mails that it answers
+        if step == match.step_key:
             return None
         closed = session.scalars(
             select(Event).where(Event.match_id == match.id, Event.kind == "timeout", Event.step_key == step)
