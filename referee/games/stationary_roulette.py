@@ -31,7 +31,6 @@ A roulette is ``{"winning": colour, "points": {colour: n}}``; a bet is ``{colour
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from referee.games.base import (
     Result,
     State,
     Step,
+    clone,
     transfer,
 )
 
@@ -712,7 +712,7 @@ class StationaryRoulette:
             return Applied(state, False, "A submission is either a ROULETTE or a BET.", changed=False)
         if problem is not None:
             return Applied(state, False, problem, changed=False)
-        new = copy.deepcopy(state)
+        new = clone(state)
         new["pending"][player][kind] = value
         return Applied(new, True)
 
@@ -753,7 +753,7 @@ class StationaryRoulette:
     def apply_timeout(self, state: State) -> State:
         if state["result"] is not None:
             raise GameError("The match is over; there is no round to close.")
-        new = copy.deepcopy(state)
+        new = clone(state)
         _Settlement(new).run()
         return new
 
@@ -781,30 +781,33 @@ class StationaryRoulette:
                 "uses_left": uses_left(known),
             }
         viewer = None if over else player  # a finished match has nothing personal left
-        return {
-            "game": self.name,
-            "round": state["round"],
-            "rounds": ROUNDS,
-            "title": round_title(state["round"]),
-            "over": over,
-            "players": list(state["players"]),
-            "you": player,
-            "opponent": None if player is None else _opponent(state, player),
-            "standings": standings,
-            "todo": None if viewer is None else self._todo(state, viewer),
-            "pending": None if viewer is None else self._pending(state, viewer),
-            "in_play": None if viewer is None else self._in_play(state, viewer),
-            "last_result": history[-1] if history else None,
-            "history": history,
-            "final": copy.deepcopy(state["result"]),
-        }
+        # built from references into the state, then cloned once: nothing shared leaves
+        return clone(
+            {
+                "game": self.name,
+                "round": state["round"],
+                "rounds": ROUNDS,
+                "title": round_title(state["round"]),
+                "over": over,
+                "players": list(state["players"]),
+                "you": player,
+                "opponent": None if player is None else _opponent(state, player),
+                "standings": standings,
+                "todo": None if viewer is None else self._todo(state, viewer),
+                "pending": None if viewer is None else self._pending(state, viewer),
+                "in_play": None if viewer is None else self._in_play(state, viewer),
+                "last_result": history[-1] if history else None,
+                "history": history,
+                "final": state["result"],
+            }
+        )
 
     @staticmethod
     def _entry_view(state: State, entry: dict[str, Any], player: str | None) -> dict[str, Any]:
         """A settled round with each player's remaining colour uses as the viewer may
         know them: their own roulettes including the one just prepared, the
         opponent's only as far as revealed (prepared before that round)."""
-        shown = copy.deepcopy(entry)
+        shown = dict(entry)  # the whole view is cloned once at the end
         shown["uses_left"] = {
             p: uses_left(state["roulettes"][p][: entry["round"] + (1 if p == player else 0)]) for p in state["players"]
         }
@@ -827,7 +830,7 @@ class StationaryRoulette:
 
     @staticmethod
     def _pending(state: State, player: str) -> dict[str, Any]:
-        pending = copy.deepcopy(state["pending"][player])
+        pending = state["pending"][player]  # view() clones the whole view
         roulette, bet = pending["roulette"], pending["bet"]
         return {
             "roulette": roulette,
@@ -841,7 +844,7 @@ class StationaryRoulette:
         """The viewer's own roulette the opponent is betting on this round."""
         if state["round"] == 0:
             return None
-        roulette: dict[str, Any] | None = copy.deepcopy(state["roulettes"][player][state["round"] - 1])
+        roulette: dict[str, Any] | None = state["roulettes"][player][state["round"] - 1]  # cloned by view()
         return roulette
 
     def standings(self, state: State) -> list[str]:
@@ -856,7 +859,7 @@ class StationaryRoulette:
     def result(self, state: State) -> Result | None:
         if state["result"] is None:
             return None
-        return Result(**copy.deepcopy(state["result"]))
+        return Result(**clone(state["result"]))
 
 
 GAME = StationaryRoulette()
