@@ -29,7 +29,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from referee.config import ServiceConfig
 from referee.games import GAMES
-from referee.games.base import Game, ParseError, State
+from referee.games.base import Game, GameError, ParseError, State
 from referee.mail import guards, tokens
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Inbound as InboundMail
@@ -552,6 +552,10 @@ class Referee:
         step = game.step(match.state)
         missing = game.awaiting(match.state)
         state = game.apply_timeout(match.state)
+        after = game.step(state)
+        if after is not None and after.key == step_key:
+            # a deadline must move the match on, or its deadline would stay due forever
+            raise GameError(f"{game.name}: apply_timeout left step {step_key} open")
         self._log_event(
             session, match, "timeout", None, {"missing": list(missing), "title": step.title}, at, step_key=step_key
         )

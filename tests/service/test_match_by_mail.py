@@ -408,3 +408,11 @@ def test_a_bug_closing_one_match_leaves_it_open_and_closes_the_others(tmp_path, 
     monkeypatch.setattr(GAME, "apply_timeout", real)  # fixed: the next tick closes it
     assert world.tick(START + DAY + timedelta(minutes=1)).closed == 1
     world.store.dispose()
+
+
+def test_an_engine_that_does_not_close_its_step_cannot_hang_the_service(world, monkeypatch, caplog):
+    world.tick(START)
+    monkeypatch.setattr(GAME, "apply_timeout", lambda state: state)  # a bug: the round never closes
+    report = world.tick(START + DAY)  # returns instead of closing the same round forever
+    assert report.closed == 0
+    assert "apply_timeout left step round-0 open" in caplog.text
