@@ -27,7 +27,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
-from typing import Iterator
+from typing import Iterable, Iterator
 
 __all__ = [
     "Inbound",
@@ -384,14 +384,7 @@ def html_to_text(html: str) -> str:
         parser.close()
     except Exception:  # html.parser is lenient; keep whatever was read so far
         pass
-    lines = [" ".join(line.split()) for line in parser.lines()]
-    out: list[str] = []
-    for line in lines:
-        if line or (out and out[-1]):
-            out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    return "\n".join(out)
+    return _join_lines(" ".join(line.split()) for line in parser.lines())
 
 
 class _TextExtractor(HTMLParser):
@@ -511,8 +504,13 @@ def strip_quoted(text: str) -> str:
         if not _FOOTER.match(line.strip()):
             kept.append(line.rstrip())
         i += 1
+    return _join_lines(kept)
+
+
+def _join_lines(lines: Iterable[str]) -> str:
+    """Join lines, dropping leading blank lines, runs of blank lines beyond one, and trailing ones."""
     out: list[str] = []
-    for line in kept:
+    for line in lines:
         if line or (out and out[-1]):
             out.append(line)
     while out and not out[-1]:
