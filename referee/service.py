@@ -195,20 +195,21 @@ class Referee:
         count = 0
         for start in range(0, len(items), BATCH):
             chunk = items[start : start + BATCH]
-            with self.store.unit_of_work() as session:
+            with self.store.unit_of_work(autoflush=False) as session:
+                mails = {}  # message key -> (item, raw bytes); the first copy of a key wins
                 for item in chunk:
                     raw = self.inbox.read(item)
-                    key = message_key(raw)
-                    exists = session.scalar(select(Inbound.id).where(Inbound.message_key == key))
-                    if exists is not None:
-                        log.info("inbound %s: duplicate of stored message %s, not stored again", item.key, exists)
+                    mails.setdefault(message_key(raw), (item, raw))
+                stored = set(session.scalars(select(Inbound.message_key).where(Inbound.message_key.in_(mails))))
+                for key, (item, raw) in mails.items():
+                    if key in stored:
+                        log.info("inbound %s: duplicate of a stored message (%s), not stored again", item.key, key)
                         continue
                     session.add(
                         Inbound(
                             message_key=key, source=item.key, raw=raw, received_at=item.delivered_at, status="pending"
                         )
                     )
-                    session.flush()
                     count += 1
             for item in chunk:
                 self.inbox.mark_processed(item)

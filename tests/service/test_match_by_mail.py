@@ -416,3 +416,14 @@ def test_an_engine_that_does_not_close_its_step_cannot_hang_the_service(world, m
     report = world.tick(START + DAY)  # returns instead of closing the same round forever
     assert report.closed == 0
     assert "apply_timeout left step round-0 open" in caplog.text
+
+
+def test_two_copies_of_a_mail_in_one_delivery_are_stored_once(world):
+    world.tick(START)
+    path = world.send("alice", ROULETTE.format(w="Gold"), START + timedelta(hours=1))
+    from referee.mail.maildir import deliver_to_maildir
+
+    deliver_to_maildir(world.config.mail.inbox, path.read_bytes(), delivered_at=START + timedelta(hours=1))
+    report = world.tick(START + timedelta(hours=1))
+    assert report.ingested == 1 and report.accepted == 1
+    assert not list((world.config.mail.inbox / "new").iterdir())  # both files marked processed
