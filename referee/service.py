@@ -44,10 +44,6 @@ log = logging.getLogger("referee")
 BATCH = 200
 # Everything a mail about a match needs, loaded with the match instead of one query at a time.
 MATCH_CONTEXT = (selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season))
-SEAT_CONTEXT = (
-    joinedload(Seat.player),
-    joinedload(Seat.match).options(selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season)),
-)
 RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
 
 
@@ -269,7 +265,14 @@ class Referee:
                 seat_ids.add(parts[0])
             refs.update(i for i in (mail.in_reply_to, *mail.references) if i)
         if seat_ids:
-            session.scalars(select(Seat).where(Seat.id.in_(seat_ids)).options(*SEAT_CONTEXT)).unique().all()
+            # The matches with their seats and players; the seats are then in the session too.
+            # (Not one Seat query with the match graph joined in: SQLAlchemy 2.1.9's compiled
+            # loaders crashed the interpreter on that shape with a few hundred seats.)
+            match_ids = set(session.scalars(select(Seat.match_id).where(Seat.id.in_(seat_ids))))
+            # held for the batch: the session keeps loaded objects only while something refers to them
+            session.info["matches"] = session.scalars(
+                select(Match).where(Match.id.in_(match_ids)).options(*MATCH_CONTEXT)
+            ).all()
         answered: dict[str, tuple[int, int | None, str]] = {}
         ordered = sorted(refs)
         for start in range(0, len(ordered), 500):
