@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
@@ -76,17 +76,13 @@ class TickReport:
     reminders: int = 0
     sent: int = 0
     send_errors: int = 0
-    notes: list[str] = field(default_factory=list)
 
     def merge(self, other: TickReport) -> None:
         for name, value in asdict(other).items():
-            if name == "notes":
-                self.notes.extend(value)
-            else:
-                setattr(self, name, getattr(self, name) + value)
+            setattr(self, name, getattr(self, name) + value)
 
     def summary(self) -> str:
-        parts = [f"{name} {value}" for name, value in asdict(self).items() if name != "notes" and value]
+        parts = [f"{name} {value}" for name, value in asdict(self).items() if value]
         return ", ".join(parts) or "nothing to do"
 
 
@@ -167,14 +163,8 @@ class Referee:
             mail = session.scalar(
                 select(func.min(Inbound.received_at)).where(Inbound.status == "pending", Inbound.received_at <= now)
             )
-            start_query = select(func.min(Match.starts_at)).where(Match.status == "scheduled", Match.starts_at <= now)
-            if self._broken:
-                start_query = start_query.where(Match.id.not_in(self._broken))
-            start = session.scalar(start_query)
-            deadline_query = select(func.min(Match.deadline)).where(Match.status == "running", Match.deadline <= now)
-            if self._broken:
-                deadline_query = deadline_query.where(Match.id.not_in(self._broken))
-            deadline = session.scalar(deadline_query)
+            start = session.scalar(self._workable(select(func.min(Match.starts_at)).where(*start_due_by(now))))
+            deadline = session.scalar(self._workable(select(func.min(Match.deadline)).where(*deadline_due_by(now))))
         return tuple(utc(t) for t in (mail, start, deadline))  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ inbound
@@ -467,9 +457,7 @@ class Referee:
     def start_due(self, now: datetime) -> int:
         """Start every scheduled match whose start has come."""
         return self._in_batches(
-            select(Match)
-            .where(Match.status == "scheduled", Match.starts_at <= now)
-            .order_by(Match.starts_at, Match.id),
+            select(Match).where(*start_due_by(now)).order_by(Match.starts_at, Match.id),
             "starting",
             self._start,
         )
@@ -477,9 +465,8 @@ class Referee:
     def _start(self, session: Session, match: Match) -> int:
         game = GAMES[match.game]
         players = [seat.player.key for seat in match.seats]
-        options = dict(match.options)
-        if "chips" not in options:
-            options["chips"] = {p: self._balance(session, match.season_id, p) for p in players}
+        # every chip in a match comes from the season ledger (a season file cannot set chips)
+        options = {**match.options, "chips": {p: self._balance(session, match.season_id, p) for p in players}}
         match.options = options
         state = game.initial_state(match.seed, players, options)
         match.status = "running"
@@ -491,7 +478,7 @@ class Referee:
 
     def close_due(self, now: datetime, match_id: int | None = None) -> int:
         """Close every step whose deadline has passed as of ``now`` (idempotent)."""
-        query = select(Match).where(Match.status == "running", Match.deadline <= now)
+        query = select(Match).where(*deadline_due_by(now))
         if match_id is not None:
             query = query.where(Match.id == match_id)
         return self._in_batches(
@@ -515,8 +502,7 @@ class Referee:
                 # no autoflush: the writes of a batch go out together at commit (starting a match
                 # reads ledger balances, which no work in a batch of starts changes)
                 with self.store.unit_of_work(autoflush=False) as session:
-                    batch = query.where(Match.id.not_in(self._broken)) if self._broken else query
-                    matches = session.scalars(batch.limit(BATCH).options(*MATCH_CONTEXT)).all()
+                    matches = session.scalars(self._workable(query).limit(BATCH).options(*MATCH_CONTEXT)).all()
                     if not matches:
                         return total
                     for match in matches:
@@ -525,6 +511,10 @@ class Referee:
             except _Abandoned:
                 continue  # rolled back; the failing match is in self._broken
             total += done
+
+    def _workable(self, query: Select) -> Select:
+        """``query`` without the matches that failed in this tick (left for the next)."""
+        return query.where(Match.id.not_in(self._broken)) if self._broken else query
 
     @contextmanager
     def _isolated(self, match: Match, doing: str) -> Iterator[None]:
@@ -849,6 +839,16 @@ class Referee:
 def message_key(raw: bytes) -> str:
     """The idempotency key of an inbound mail: its Message-ID, else a hash of its bytes."""
     return message_id_of(raw)
+
+
+def start_due_by(now: datetime) -> tuple[Any, ...]:
+    """Where-clauses: scheduled matches whose start has come by ``now``."""
+    return (Match.status == "scheduled", Match.starts_at <= now)
+
+
+def deadline_due_by(now: datetime) -> tuple[Any, ...]:
+    """Where-clauses: running matches whose deadline has passed by ``now``."""
+    return (Match.status == "running", Match.deadline <= now)
 
 
 def utc(value: datetime | None) -> datetime | None:
