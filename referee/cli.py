@@ -240,15 +240,9 @@ def open_store(args: argparse.Namespace) -> tuple[ServiceConfig, Store]:
 
 
 def make_referee(config: ServiceConfig, store: Store):
-    from referee.mail.maildir import MaildirInbox, MaildirOutbox
     from referee.service import Referee
 
-    return Referee(
-        store,
-        config,
-        inbox=MaildirInbox(config.mail.inbox),
-        outbox=MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address),
-    )
+    return Referee.with_maildirs(store, config)
 
 
 def safe_url(url: str) -> str:

@@ -23,7 +23,6 @@ from typing import Any, TextIO
 from referee.config import ConfigError, load_season, load_service_config, new_secret
 from referee.games import GAMES
 from referee.mail.client import Received, ScriptedClient
-from referee.mail.maildir import MaildirInbox, MaildirOutbox
 from referee.seasons import load_season as load_into_store
 from referee.service import Referee
 from referee.store.db import Store
@@ -49,9 +48,7 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
     store = Store(config.database)
     store.migrate()
     load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
-    referee = Referee(
-        store, config, inbox=MaildirInbox(config.mail.inbox), outbox=MaildirOutbox(config.mail.outbox, per_address=True)
-    )
+    referee = Referee.with_maildirs(store, config)
     clients = {
         key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
         for key, (name, _tz) in PLAYERS.items()

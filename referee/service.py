@@ -114,6 +114,18 @@ class Referee:
         self._broken: set[int] = set()  # matches whose close failed in this tick: left open, logged
         self.loop_value = config.mail.domain
 
+    @classmethod
+    def with_maildirs(cls, store: Store, config: ServiceConfig) -> Referee:
+        """The referee on the embedded transport, as ``referee.toml`` configures it."""
+        from referee.mail.maildir import MaildirInbox, MaildirOutbox
+
+        return cls(
+            store,
+            config,
+            inbox=MaildirInbox(config.mail.inbox),
+            outbox=MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address),
+        )
+
     # ------------------------------------------------------------------ the whole cycle
 
     def tick(self, now: datetime) -> TickReport:

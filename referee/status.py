@@ -32,7 +32,7 @@ def status_text(store: Store, now: datetime, match_key: str | None = None) -> st
         for match in matches:
             lines.extend(match_lines(match, now))
             lines.append("")
-        lines.extend(mail_lines(session, now))
+        lines.extend(mail_lines(session))
     return "\n".join(lines).rstrip()
 
 
@@ -65,7 +65,7 @@ def match_lines(match: Match, now: datetime) -> list[str]:
     return out
 
 
-def mail_lines(session, now: datetime) -> list[str]:
+def mail_lines(session) -> list[str]:
     inbound = dict(session.execute(select(Inbound.status, func.count()).group_by(Inbound.status)).all())
     outbox = dict(session.execute(select(Outbox.status, func.count()).group_by(Outbox.status)).all())
     lines = [
