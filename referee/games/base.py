@@ -13,15 +13,28 @@ and storage; the engine owns the rules.
   who may act, and whether the step is simultaneous. ``None`` means the match is over.
 * ``awaiting(state)`` names the players whose submission for the open step is
   still missing (reminders go to them; ``referee status`` shows it).
-* ``parse(state, player, text)`` turns the cleaned text of a mail into a list of
-  moves or raises :class:`ParseError` quoting the offending line. A mail that does
-  not parse never changes state.
+* ``parse(state, player, text)`` reads the cleaned text of a mail and returns a
+  :class:`Parsed`: the moves, in order, and the lines (or the parts of lines) that
+  were read but are not part of any move (``ignored``, in order; the receipt lists
+  them, so the player sees what was read). A mistake raises :class:`ParseError`
+  quoting the offending line; a text holding nothing of the game at all (no section,
+  no command) raises :class:`NoMoves`, a ParseError, so the service can tell
+  "nothing here" from a real mistake and try another reading of the mail. Any text
+  gives a Parsed or a ParseError, never another exception, in time linear in its
+  length. A mail that does not parse never changes state.
 * ``apply_move(state, player, move)`` returns an :class:`Applied`. A legal move is
   accepted. A well-formed move the rules forbid is rejected with a reason; where
   the rule text punishes such a move, the engine returns the penalised state with
   ``changed=True`` so the service logs it and a replay reproduces it.
 * ``apply_timeout(state)`` closes the open step at its deadline: players who have
   not acted get the game's default action. It may open an *extension* step.
+* ``with_balances(state, balances)`` returns a copy of the state whose chips are the
+  given live season balances of its players (``{player: chips}``, whole numbers, not
+  negative; anything else is a :class:`GameError`). A player's chips are one season
+  balance shared by all their matches, so the service calls it right before each
+  ``apply_timeout`` (each settlement) with the ledger's balances, and records them in
+  the event so a replay does the same: every settlement is judged on what the players
+  really hold at that moment.
 * ``view(state, player)`` is the only path from state to anything a player sees;
   ``view(state, None)`` is the public view (archive). Hidden information must never
   appear in a view before the rules reveal it.
@@ -63,6 +76,19 @@ class ParseError(GameError):
         self.line = line
 
 
+class NoMoves(ParseError):
+    """The text holds no section or command of the game at all: nothing here to read
+    (another reading of the mail may hold the moves). Never costs anything."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What :meth:`Game.parse` read in a mail."""
+
+    moves: list[Move]  # in the order written
+    ignored: list[str] = field(default_factory=list)  # read, but part of no move, in order
+
+
 @dataclass(frozen=True)
 class Step:
     key: str  # unique within the match, e.g. "round-3"
@@ -98,9 +124,10 @@ class Game(Protocol):
     def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State: ...
     def step(self, state: State) -> Step | None: ...
     def awaiting(self, state: State) -> tuple[str, ...]: ...
-    def parse(self, state: State, player: str, text: str) -> list[Move]: ...
+    def parse(self, state: State, player: str, text: str) -> Parsed: ...
     def apply_move(self, state: State, player: str, move: Move) -> Applied: ...
     def apply_timeout(self, state: State) -> State: ...
+    def with_balances(self, state: State, balances: dict[str, int]) -> State: ...
     def view(self, state: State, player: str | None) -> dict[str, Any]: ...
     def result(self, state: State) -> Result | None: ...
     def form(self, state: State, player: str) -> str: ...

@@ -15,6 +15,7 @@ from referee.games.stationary_roulette import COLOURS, NO_BET, prepares_in, uses
 from tests.games.test_stationary_roulette import A, B, G, assert_conserved, bet, roulette, start
 
 Script = list[list[tuple[str, Move]]]  # per round: the moves sent, in order
+Balances = list[dict[str, int] | None]  # per round: the season balances at its settlement
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 chips_strategy = st.fixed_dictionaries({A: st.integers(0, 120), B: st.integers(0, 120)})
@@ -46,9 +47,17 @@ def draw_forbidden(data: st.DataObject) -> Move:
 def random_match(data: st.DataObject, chips: dict[str, int]) -> tuple[Script, list[State], State]:
     """Play a random match; returns the script, the state of every round just before
     its deadline, and the final state. Checks the invariants after every step."""
+    script, before_deadline, _, final = play_random(data, chips, live=False)
+    return script, before_deadline, final
+
+
+def play_random(data: st.DataObject, chips: dict[str, int], live: bool) -> tuple[Script, list[State], Balances, State]:
+    """A random match; with ``live``, each settlement is judged on random season balances
+    (as if the players' other matches had moved their chips), set by ``with_balances``."""
     state = start(chips)
     script: Script = []
     before_deadline: list[State] = []
+    balances: Balances = []
     for _ in range(11):
         moves: list[tuple[str, Move]] = []
         for player in (A, B):
@@ -69,16 +78,34 @@ def random_match(data: st.DataObject, chips: dict[str, int]) -> tuple[Script, li
                 moves.append((player, move))
         script.append(moves)
         before_deadline.append(state)
+        live_balances = data.draw(chips_strategy) if live else None
+        balances.append(live_balances)
+        if live_balances is not None:
+            state = G.with_balances(state, live_balances)
+        held, transfers_before = dict(state["chips"]), len(state["transfers"])
         state = G.apply_timeout(state)
-        assert_conserved(state)
+        assert_settlement_conserves(held, state, transfers_before)
+        if not live:
+            assert_conserved(state)
         assert (G.step(state) is None) == (G.result(state) is not None)
         if G.step(state) is None:
             break
     assert G.step(state) is None, "the match must end within 11 steps"
-    return script, before_deadline, state
+    return script, before_deadline, balances, state
 
 
-def replay(script: Script, chips: dict[str, int], json_round_trip_at: int | None = None) -> State:
+def assert_settlement_conserves(held: dict[str, int], state: State, transfers_before: int) -> None:
+    """What each player holds after a settlement is what they held when it began plus
+    what it moved to them minus what it moved from them, and never below 0."""
+    new = state["transfers"][transfers_before:]
+    for p in (A, B):
+        delta = sum(t["amount"] for t in new if t["to"] == p) - sum(t["amount"] for t in new if t["from"] == p)
+        assert state["chips"][p] == held[p] + delta >= 0
+
+
+def replay(
+    script: Script, chips: dict[str, int], json_round_trip_at: int | None = None, balances: Balances | None = None
+) -> State:
     state = start(chips)
     for round_no, moves in enumerate(script):
         if round_no == json_round_trip_at:
@@ -87,6 +114,8 @@ def replay(script: Script, chips: dict[str, int], json_round_trip_at: int | None
             applied = G.apply_move(state, player, move)
             assert applied.accepted
             state = applied.state
+        if balances is not None and balances[round_no] is not None:
+            state = G.with_balances(state, balances[round_no])
         state = G.apply_timeout(state)
     return state
 
@@ -192,5 +221,22 @@ def test_form_round_trips_in_random_play(data: st.DataObject, chips: dict[str, i
     _, before_deadline, _ = random_match(data, chips)
     for state in before_deadline:
         for player in (A, B):
-            for move in G.parse(state, player, G.form(state, player)) if G.form(state, player) else []:
+            for move in G.parse(state, player, G.form(state, player)).moves if G.form(state, player) else []:
                 assert G.apply_move(state, player, move).accepted
+
+
+@PROPERTY_SETTINGS
+@given(data=st.data(), chips=chips_strategy)
+def test_live_balances_never_go_below_0_and_replay_identically(data: st.DataObject, chips: dict[str, int]) -> None:
+    """Ruling: each settlement is judged on the live season balances; whatever they are,
+    no one pays more than they hold (checked per settlement in play_random), the cap
+    still counts this match only, and the recorded balances replay the match exactly."""
+    script, _, balances, final = play_random(data, chips, live=True)
+    assert G.result(final) is not None
+    assert min(final["chips"].values()) >= 0
+    assert max(final["black_lost"].values()) <= 100
+    assert final["black_lost"] == {
+        p: sum(t["amount"] for t in final["transfers"] if t["from"] == p and t["reason"] == "Black take")
+        for p in (A, B)
+    }
+    assert replay(script, chips, balances=balances) == final

@@ -34,7 +34,9 @@ SCRIPT: dict[int, dict[str, list[Move]]] = {
 }
 
 
-def context(state: State, player: str) -> dict[str, Any]:
+def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
+    """What the service gives the templates; ``ignored`` are the lines of the player's
+    mail that the parse read but did not use (shown in the receipt)."""
     opponent = B if player == A else A
     step = G.step(state)
     result = G.result(state)
@@ -48,11 +50,13 @@ def context(state: State, player: str) -> dict[str, Any]:
         "deadline": None if result else DEADLINE,
         "result": None if result is None else asdict(result),
         "reply_to": REPLY_TO,
+        "ignored": {"lines": list(ignored or []), "more": 0},
+        "truncated": False,
     }
 
 
-def render(name: str, state: State, player: str, env: Environment = ENV) -> str:
-    return env.get_template(f"mail/stationary-roulette/{name}.txt").render(**context(state, player))
+def render(name: str, state: State, player: str, env: Environment = ENV, ignored: list[str] | None = None) -> str:
+    return env.get_template(f"mail/stationary-roulette/{name}.txt").render(**context(state, player, ignored))
 
 
 def played() -> tuple[list[State], list[State]]:
@@ -171,6 +175,16 @@ def test_receipt_restates_what_stands(index: int, player: str) -> None:
         assert f"{pending['unbet']} of your 40 points left unbet" in text
     assert f"You may revise until {DEADLINE}" in text
     assert G.form(state, player).strip() in text
+
+
+def test_receipt_lists_what_the_parse_read_but_did_not_use() -> None:
+    text = "Hi!\nBET\nGold: 20 (feeling lucky)\nSilver: 20\nTel: +49 30 1234567\n"
+    parsed = G.parse(OPENED[1], A, text)
+    state = submit(OPENED[1], A, parsed.moves[0])
+    receipt = render("receipt", state, A, ignored=parsed.ignored)
+    for line in ("Hi!", "(feeling lucky)", "Tel: +49 30 1234567"):
+        assert f"| {line}\n" in receipt
+    assert "| " not in render("receipt", state, A)
 
 
 def test_receipt_mentions_missing_parts() -> None:
