@@ -8,12 +8,15 @@ original), into the referee's inbox Maildir, with delivery times on the virtual 
 includes a Black roulette, a rejected bet that is then corrected, and a missed round.
 
 The folder keeps the database, ``referee.toml``, ``season.toml`` and every mail, so that
-``referee status`` and ``referee tick`` work when run inside it afterwards.
+``referee status`` and ``referee tick`` work afterwards, inside it or with ``--config``; the
+demo ends by printing a ``status`` command that works as printed from where it was run.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import shlex
 import shutil
 import sys
 from datetime import datetime, timedelta, timezone
@@ -101,9 +104,35 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
     replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
     print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
     print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
-    print(f"Try: cd {folder} && referee status", file=out)
+    print(f"Try: {status_command(folder)}", file=out)
     store.dispose()
     return 0
+
+
+def status_command(folder: Path) -> str:
+    """``referee --config ./referee-demo/referee.toml status``, runnable from the current folder."""
+    config = folder / "referee.toml"
+    try:
+        shown = f"./{config.relative_to(Path.cwd().resolve())}"
+    except ValueError:
+        shown = str(config)
+    return f"{referee_command()} --config {shlex.quote(shown)} status"
+
+
+def referee_command() -> str:
+    """``referee`` if that is on PATH and is this installation, else the path of this one's script."""
+    candidates = []
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name == "referee" and argv0.is_file():
+        candidates.append(argv0.absolute())  # the console script that is running now
+    candidates.append(Path(sys.executable).with_name("referee"))  # the venv's console script
+    ours = next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
+    on_path = shutil.which("referee")
+    if on_path and (ours is None or Path(on_path).resolve() == ours.resolve()):
+        return "referee"
+    if ours is not None:
+        return shlex.quote(str(ours))
+    return f"{shlex.quote(sys.executable)} -m referee.cli"
 
 
 class ScriptedPlayer:

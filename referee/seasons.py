@@ -2,117 +2,298 @@
 
 Loading is idempotent: loading the same file again changes nothing. New players and
 matches are added; players' names, addresses and time zones and matches that have not
-started yet are updated; a started match keeps its game, players, seed and start.
+started yet are updated; a started match keeps its game, players, seed, start and
+options (a file that changes them is refused), while its phase lengths and reminders
+may change (from its next phase on).
+
+Every change is reported as one line, ``old -> new``. A match whose start is in the past
+is refused unless ``allow_past`` is set: the next tick would close every phase whose
+deadline has passed at once, with the rules' inactivity penalties.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from referee.config import ConfigError, SeasonSpec
+from referee.config import ConfigError, MatchSpec, SeasonSpec
+from referee.games import GAMES
 from referee.store.db import Store
 from referee.store.models import LedgerEntry, Match, Player, Season, Seat
+from referee.timefmt import duration
 
 GRANT_REASON = "starting chips"
 
 
-def load_season(store: Store, spec: SeasonSpec, now: datetime) -> list[str]:
-    """Apply ``spec``; returns one line per change made."""
+class _DryRun(Exception):
+    """Raised inside the transaction of a dry run, so that it rolls back."""
+
+
+def load_season(
+    store: Store, spec: SeasonSpec, now: datetime, *, allow_past: bool = False, dry_run: bool = False
+) -> list[str]:
+    """Apply ``spec`` in one transaction; returns one line per change.
+
+    ``dry_run``: work out the same lines and refusals, then roll everything back.
+    Any refusal raises :class:`ConfigError` and nothing is applied.
+    """
     changes: list[str] = []
-    with store.unit_of_work() as session:
-        season = session.scalar(select(Season).where(Season.key == spec.key))
-        if season is None:
-            season = Season(
-                key=spec.key, name=spec.name, settings={"starting_chips": spec.starting_chips}, created_at=now
-            )
-            session.add(season)
-            session.flush()
-            changes.append(f"season {spec.key}: created")
-        elif season.name != spec.name:
-            season.name = spec.name
-            changes.append(f"season {spec.key}: renamed to {spec.name!r}")
-
-        players = {p.key: p for p in session.scalars(select(Player).where(Player.season_id == season.id))}
-        # Addresses are unique per season: park changed ones first, so two players may swap.
-        moving = [p for ps in spec.players if (p := players.get(ps.key)) is not None and p.email != ps.email]
-        for player in moving:
-            player.email = f"{player.key}.{player.id}@moving.invalid"
-        session.flush()
-        for ps in spec.players:
-            player = players.get(ps.key)
-            if player is None:
-                player = Player(season_id=season.id, key=ps.key, name=ps.name, email=ps.email, timezone=ps.timezone)
-                session.add(player)
-                players[ps.key] = player
-                changes.append(f"player {ps.key}: added ({ps.email}, {ps.timezone})")
-            elif (player.name, player.email, player.timezone) != (ps.name, ps.email, ps.timezone):
-                player.name, player.email, player.timezone = ps.name, ps.email, ps.timezone
-                changes.append(f"player {ps.key}: updated ({ps.email}, {ps.timezone})")
-        session.flush()
-        for ps in spec.players:
-            _grant_starting_chips(session, season, ps.key, spec.starting_chips, now, changes)
-
-        for ms in spec.matches:
-            match = session.scalar(select(Match).where(Match.key == ms.key))
-            timing = {"steps": ms.steps, "reminders": ms.reminders}
-            if match is not None and match.season_id != season.id:
-                raise ConfigError(f"match {ms.key!r} already belongs to another season")
-            if match is None:
-                match = Match(
-                    season_id=season.id,
-                    key=ms.key,
-                    game=ms.game,
-                    seed=ms.seed,
-                    options=ms.options,
-                    timing=timing,
-                    starts_at=ms.starts_at,
-                    status="scheduled",
-                    state=None,
-                )
-                session.add(match)
-                session.flush()
-                _seat(session, match, [players[k] for k in ms.players])
-                changes.append(
-                    f"match {ms.key}: {ms.game} for {', '.join(ms.players)}, starts {ms.starts_at:%Y-%m-%d %H:%M} UTC"
-                )
-                continue
-            current = [seat.player.key for seat in match.seats]
-            if match.status == "scheduled":
-                if (match.game, current, match.starts_at, match.options, match.timing) != (
-                    ms.game,
-                    ms.players,
-                    ms.starts_at,
-                    ms.options,
-                    timing,
-                ) or (ms.seed_given and ms.seed != match.seed):
-                    match.game, match.starts_at, match.options, match.timing = ms.game, ms.starts_at, ms.options, timing
-                    if ms.seed_given:
-                        match.seed = ms.seed
-                    if current != ms.players:
-                        for seat in list(match.seats):
-                            session.delete(seat)
-                        session.flush()
-                        session.expire(match, ["seats"])
-                        _seat(session, match, [players[k] for k in ms.players])
-                    changes.append(f"match {ms.key}: updated (not started yet)")
-                continue
-            started_options = {k: v for k, v in match.options.items() if k != "chips"}  # chips: set at start
-            if (match.game, current, match.starts_at, started_options) != (
-                ms.game,
-                ms.players,
-                ms.starts_at,
-                ms.options,
-            ) or (ms.seed_given and ms.seed != match.seed):
-                raise ConfigError(
-                    f"match {ms.key!r} has started: its game, players, seed, start and options can no longer change"
-                )
-            if match.timing != timing:
-                match.timing = timing
-                changes.append(f"match {ms.key}: step lengths and reminders updated (from its next step on)")
+    try:
+        with store.unit_of_work() as session:
+            _apply(session, spec, now, allow_past, changes)
+            if dry_run:
+                raise _DryRun
+    except _DryRun:
+        pass
     return changes
+
+
+def check_past_starts(matches: list[MatchSpec], now: datetime, *, allow_past: bool = False) -> list[str]:
+    """Refuse (or with ``allow_past``, report) matches whose start is before ``now``.
+
+    ``matches`` are the ones whose start this load would set: new matches, and matches
+    not started yet whose start changes. Returns the warning lines for ``allow_past``.
+    """
+    past = [ms for ms in matches if ms.starts_at < now]
+    if not past:
+        return []
+    if allow_past:
+        return [
+            f"match {ms.key}: warning: starts {utc(ms.starts_at)}, {ago(now - ms.starts_at)} ago "
+            f"(--allow-past): {what_a_past_start_does(ms, now)}"
+            for ms in past
+        ]
+    first = past[0]
+    others = ""
+    if len(past) > 1:
+        rest = [ms.key for ms in past[1:]]
+        many = len(rest) > 1
+        others = f" (match{'es' if many else ''} {_and(rest)} also start{'' if many else 's'} in the past)"
+    raise ConfigError(
+        f"match {first.key} would start {utc(first.starts_at)}, {ago(now - first.starts_at)} ago: "
+        f"{what_a_past_start_does(first, now)}{others}. "
+        "Give a future start, or --allow-past to load it anyway."
+    )
+
+
+def ago(td: timedelta) -> str:
+    """``3 days 2 hours``: to the minute, seconds only under a minute."""
+    if td >= timedelta(minutes=1):
+        td = timedelta(minutes=round(td.total_seconds() / 60))
+    return duration(td)
+
+
+def what_a_past_start_does(ms: MatchSpec, now: datetime) -> str:
+    """What the next tick would do to a match that starts at ``ms.starts_at``, as of ``now``."""
+    closed, over, first_length = phases_due(ms, now)
+    penalties = "with inactivity penalties for players who did not act"
+    if closed is None:
+        return f"the next tick would close at once every phase whose deadline has passed, {penalties}"
+    if over:
+        return f"the next tick would play the whole match out at once (all {closed} phases), {penalties}"
+    if closed == 0:
+        left = ms.starts_at + timedelta(seconds=first_length) - now
+        return (
+            f"the next tick would open its first phase late, leaving {ago(left)} "
+            f"of its {duration(timedelta(seconds=first_length))} to act"
+        )
+    what = "its first phase" if closed == 1 else f"its first {closed} phases"
+    return f"the next tick would close {what} at once, {penalties}"
+
+
+def phases_due(ms: MatchSpec, now: datetime) -> tuple[int | None, bool, float]:
+    """Phases whose deadline is at or before ``now`` for a match starting at ``ms.starts_at``.
+
+    Worked out with the match's own engine and timing, every phase closing by default:
+    ``(count, the match would be over, length of the first phase in seconds)``;
+    ``count`` is None if the engine cannot tell.
+    """
+    game = GAMES[ms.game]
+    try:
+        state = game.initial_state(ms.seed, ms.players, ms.options)
+        at = ms.starts_at
+        closed = 0
+        first_length: float = 0
+        for _ in range(100_000):
+            step = game.step(state)
+            if step is None:
+                return closed, True, first_length
+            length = ms.steps[step.kind]
+            first_length = first_length or length
+            at += timedelta(seconds=length)
+            if at > now:
+                return closed, False, first_length
+            state = game.apply_timeout(state)
+            closed += 1
+    except Exception:  # an engine that cannot be simulated here: say it in general terms
+        pass
+    return None, False, first_length
+
+
+def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, changes: list[str]) -> None:
+    season = session.scalar(select(Season).where(Season.key == spec.key))
+    if season is None:
+        season = Season(key=spec.key, name=spec.name, settings={"starting_chips": spec.starting_chips}, created_at=now)
+        session.add(season)
+        session.flush()
+        changes.append(f"season {spec.key}: created")
+    else:
+        if season.name != spec.name:
+            changes.append(f"season {spec.key}: name {season.name!r} -> {spec.name!r}")
+            season.name = spec.name
+        old_chips = (season.settings or {}).get("starting_chips")
+        if old_chips != spec.starting_chips:
+            changes.append(
+                f"season {spec.key}: starting_chips {old_chips} -> {spec.starting_chips} "
+                "(players granted chips before keep their grant; new players get the new amount)"
+            )
+            season.settings = {**(season.settings or {}), "starting_chips": spec.starting_chips}
+
+    players = {p.key: p for p in session.scalars(select(Player).where(Player.season_id == season.id))}
+    before = {key: (p.name, p.email, p.timezone) for key, p in players.items()}
+    # Addresses are unique per season: park changed ones first, so two players may swap.
+    moving = [p for ps in spec.players if (p := players.get(ps.key)) is not None and p.email != ps.email]
+    for player in moving:
+        player.email = f"{player.key}.{player.id}@moving.invalid"
+    session.flush()
+    for ps in spec.players:
+        player = players.get(ps.key)
+        if player is None:
+            player = Player(season_id=season.id, key=ps.key, name=ps.name, email=ps.email, timezone=ps.timezone)
+            session.add(player)
+            players[ps.key] = player
+            changes.append(f"player {ps.key}: added ({ps.email}, {ps.timezone})")
+            continue
+        old_name, old_email, old_tz = before[ps.key]
+        if old_name != ps.name:
+            changes.append(f"player {ps.key}: name {old_name!r} -> {ps.name!r}")
+        if old_email != ps.email:
+            changes.append(f"player {ps.key}: email {old_email} -> {ps.email}")
+        if old_tz != ps.timezone:
+            changes.append(f"player {ps.key}: time zone {old_tz} -> {ps.timezone}")
+        player.name, player.email, player.timezone = ps.name, ps.email, ps.timezone
+    session.flush()
+    for ps in spec.players:
+        _grant_starting_chips(session, season, ps.key, spec.starting_chips, now, changes)
+
+    new_starts: list[MatchSpec] = []  # matches whose start this load sets
+    for ms in spec.matches:
+        match = session.scalar(select(Match).where(Match.key == ms.key))
+        timing = {"steps": ms.steps, "reminders": ms.reminders}
+        if match is not None and match.season_id != season.id:
+            raise ConfigError(f"match {ms.key!r} already belongs to another season")
+        if match is None:
+            match = Match(
+                season_id=season.id,
+                key=ms.key,
+                game=ms.game,
+                seed=ms.seed,
+                options=ms.options,
+                timing=timing,
+                starts_at=ms.starts_at,
+                status="scheduled",
+                state=None,
+            )
+            session.add(match)
+            session.flush()
+            _seat(session, match, [players[k] for k in ms.players])
+            changes.append(
+                f"match {ms.key}: added: {ms.game} for {', '.join(ms.players)}, starts {utc(ms.starts_at)}"
+            )
+            new_starts.append(ms)
+            continue
+        current = [seat.player.key for seat in match.seats]
+        if match.status == "scheduled":
+            lines = _fixed_changes(match, current, ms, match.options) + _timing_changes(match.timing, timing)
+            if not lines:
+                continue
+            changes.extend(f"match {ms.key}: {line}" for line in lines)
+            if match.starts_at != ms.starts_at:
+                new_starts.append(ms)
+            match.game, match.starts_at, match.options, match.timing = ms.game, ms.starts_at, ms.options, timing
+            if ms.seed_given:
+                match.seed = ms.seed
+            if current != ms.players:
+                for seat in list(match.seats):
+                    session.delete(seat)
+                session.flush()
+                session.expire(match, ["seats"])
+                _seat(session, match, [players[k] for k in ms.players])
+            continue
+        started_options = {k: v for k, v in match.options.items() if k != "chips"}  # chips: set at start
+        refused = _fixed_changes(match, current, ms, started_options)
+        if refused:
+            state = "finished" if match.status == "finished" else "started"
+            raise ConfigError(
+                f"match {ms.key} has {state} (at {utc(match.starts_at)}), so its game, players, seed, start and "
+                f"options can no longer change, but the file changes its {_and(refused)}. Nothing was loaded: "
+                "put the old values back (only phase lengths and reminders of a started match may change)"
+            )
+        lines = _timing_changes(match.timing, timing)
+        if lines:
+            match.timing = timing
+            changes.extend(f"match {ms.key}: {line} (from its next phase on)" for line in lines)
+
+    changes.extend(check_past_starts(new_starts, now, allow_past=allow_past))
+
+
+def _fixed_changes(match: Match, current: list[str], ms: MatchSpec, options: dict[str, Any]) -> list[str]:
+    """``what old -> new`` for a match's game, players, seed, start and options."""
+    lines = []
+    if match.game != ms.game:
+        lines.append(f"game {match.game} -> {ms.game}")
+    if current != ms.players:
+        lines.append(f"players {', '.join(current)} -> {', '.join(ms.players)}")
+    if ms.seed_given and ms.seed != match.seed:
+        lines.append(f"seed {match.seed} -> {ms.seed}")
+    if match.starts_at != ms.starts_at:
+        lines.append(f"start {utc(match.starts_at)} -> {utc(ms.starts_at)}")
+    if options != ms.options:
+        lines.append(f"options {_options(options)} -> {_options(ms.options)}")
+    return lines
+
+
+def _timing_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    lines = []
+    old_steps, new_steps = old.get("steps", {}), new["steps"]
+    for kind in sorted(set(old_steps) | set(new_steps)):
+        a, b = old_steps.get(kind), new_steps.get(kind)
+        if a != b:
+            lines.append(f"{kind} length {short(a)} -> {short(b)}")
+    a, b = [float(x) for x in old.get("reminders", [])], [float(x) for x in new["reminders"]]
+    if a != b:
+        lines.append(f"reminders {_reminders(a)} -> {_reminders(b)}")
+    return lines
+
+
+def utc(at: datetime) -> str:
+    return f"{at.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC"
+
+
+def short(seconds: float | None) -> str:
+    """``24h``, ``1h30m``, ``45s``: the season file's own notation."""
+    if seconds is None:
+        return "none"
+    total = int(round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = "".join(f"{n}{unit}" for n, unit in ((hours, "h"), (minutes, "m"), (secs, "s")) if n)
+    return text or "0s"
+
+
+def _reminders(offsets: list[float]) -> str:
+    return ", ".join(short(x) for x in offsets) if offsets else "none"
+
+
+def _options(options: dict[str, Any]) -> str:
+    return "{" + ", ".join(f"{k} = {v!r}" for k, v in sorted(options.items())) + "}" if options else "none"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _seat(session: Session, match: Match, players: list[Player]) -> None:

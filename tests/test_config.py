@@ -35,3 +35,39 @@ def test_later_layers_win_for_step_lengths(games, m, hours):
 def test_options_may_not_create_chips():
     with pytest.raises(ConfigError, match="options may not set chips"):
         parse_season({**BASE, "matches": [match(options={"chips": {"a": 500}})]}, "t")
+
+
+def test_chips_are_refused_with_where_they_come_from():
+    with pytest.raises(ConfigError) as exc:
+        parse_season({**BASE, "matches": [match(options={"chips": {"a": 500}})]}, "t")
+    assert "chips come from the season's starting_chips" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "games, m, where",
+    [
+        ({}, {"options": {"colours": 4}}, "t match 'm' options"),
+        ({"options": {"colours": 4}}, {}, "t [games.stationary-roulette] options"),
+    ],
+    ids=["match", "game-table"],
+)
+def test_unknown_options_are_refused_with_the_allowed_list(games, m, where):
+    data = {**BASE, "games": {"stationary-roulette": games}, "matches": [match(**m)]}
+    with pytest.raises(ConfigError) as exc:
+        parse_season(data, "t")
+    assert str(exc.value) == f"{where}: unknown option 'colours' (Stationary Roulette has no options)"
+
+
+def test_options_must_be_a_table():
+    with pytest.raises(ConfigError, match="options: must be a table"):
+        parse_season({**BASE, "matches": [match(options=3)]}, "t")
+
+
+def test_a_game_that_declares_options_lists_them(monkeypatch):
+    from referee.games import GAMES
+
+    monkeypatch.setattr(GAMES["stationary-roulette"], "options", {"speed": "", "bonus": ""}, raising=False)
+    with pytest.raises(ConfigError, match=r"unknown option 'colours' \(allowed: bonus, speed\)"):
+        parse_season({**BASE, "matches": [match(options={"colours": 4})]}, "t")
+    spec = parse_season({**BASE, "matches": [match(options={"speed": 2})]}, "t")
+    assert spec.matches[0].options == {"speed": 2}
