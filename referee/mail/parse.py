@@ -1,47 +1,94 @@
-"""Inbound mail to a clean submission.
+"""Inbound mail to a clean submission, safe on any bytes from anyone.
 
-Everything here is pure and total: :func:`parse_message` never raises, whatever
-bytes it is given. Headers are read from their raw form and decoded here
-(RFC 2047, 8-bit bytes, unknown charsets), so a header the stdlib's structured
-parser chokes on costs that one field, never the message.
+Everything here is pure and total: nothing raises, whatever bytes it is given, and
+every step is linear in its input or works on a bounded part of it, so a hostile mail
+costs about what an ordinary one of the same size does (``tests/mail/test_parse_linear.py``
+checks it, ``bench/bench_parse.py`` measures it):
+
+* :func:`parse_headers` reads the header block only (at most :data:`HEADER_LIMIT`
+  bytes), so the guards and the sender check run before any body byte is looked at.
+  Headers are read from their raw form and decoded here (RFC 2047, 8-bit bytes, unknown
+  charsets), so a header the stdlib's structured parser chokes on costs that one field.
+* :func:`parse_body` reads the body from the first :data:`RAW_LIMIT` bytes with a MIME
+  walker of its own (at most :data:`MIME_DEPTH_LIMIT` levels and :data:`MIME_PART_LIMIT`
+  parts), picks the part the player wrote in, cuts its text at :data:`TEXT_LIMIT`
+  characters and gives the ways of reading it (:class:`Reading`), best first.
+* :func:`parse_message` is both, as one :class:`Inbound`.
 
 The text a player wrote is found in three steps:
 
-1. :func:`extract_text` picks the body part (first inline ``text/plain``, else
-   ``text/html`` turned into text), decodes transfer encoding and charset, undoes
-   ``format=flowed`` and normalises line ends and invisible characters.
+1. the body part is picked (first inline ``text/plain``, else ``text/html`` turned into
+   text by a linear scanner of our own), transfer encoding and charset are decoded,
+   ``format=flowed`` is undone, line ends and invisible characters are normalised;
 2. :func:`strip_quoted` removes what the player did not write: quoted lines,
-   attribution lines, Outlook and forward header blocks, signatures, mobile footers.
-3. The result is :attr:`Inbound.body`; :attr:`Inbound.raw_body` keeps step 1's
-   output for quoting back in error replies.
+   attribution lines, Outlook and forward header blocks, signatures, mobile footers;
+3. the result is the ``"text"`` reading (:attr:`Inbound.body`); :attr:`Body.shown`
+   (:attr:`Inbound.raw_body`) keeps step 1's output for quoting back in error replies.
+
+No regular expression here can backtrack over its input more than once: there are no
+nested or overlapping quantifiers, and the patterns that used to be anchored ``.+`` /
+``.*`` matches are plain string tests (``startswith``, ``endswith``, ``find``) or use
+possessive quantifiers.
 """
 
 from __future__ import annotations
 
+import binascii
+import codecs
+import encodings
+import encodings.aliases
+import functools
 import hashlib
+import html as _html
+import pkgutil
 import re
 from dataclasses import dataclass, field
-from email import message_from_bytes, policy
-from email.header import decode_header
-from email.message import EmailMessage, Message
+from email import policy
+from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
-from html.parser import HTMLParser
 from typing import Iterable, Iterator
 
 __all__ = [
+    "ADDRESS_LIMIT",
+    "Body",
+    "FROM_HEADER_LIMIT",
+    "HEADER_LIMIT",
+    "Headers",
     "Inbound",
+    "MIME_DEPTH_LIMIT",
+    "MIME_PART_LIMIT",
+    "RAW_LIMIT",
+    "REFERENCES_LIMIT",
+    "Reading",
+    "TEXT_LIMIT",
     "decode_bytes",
     "extract_text",
     "header_addresses",
     "header_values",
     "html_to_text",
+    "message_id_of",
+    "parse_body",
+    "parse_headers",
     "parse_message",
     "strip_quoted",
     "unflow",
 ]
 
 SYNTHETIC_ID_DOMAIN = "referee.invalid"
+
+HEADER_LIMIT = 256 * 1024       # bytes of header block read; a larger block is cut at a line end
+RAW_LIMIT = 2 * 1024 * 1024     # bytes of the message given to the MIME walker
+TEXT_LIMIT = 256 * 1024         # characters of the chosen part's decoded text
+ADDRESS_LIMIT = 8 * 1024        # characters of one address header value given to getaddresses
+ADDRESS_TOTAL_LIMIT = 2 * ADDRESS_LIMIT  # characters of all values of one address header name
+FROM_HEADER_LIMIT = 200         # characters of Headers.from_header
+REFERENCES_LIMIT = 100          # message ids kept from References: the first and the latest
+MIME_DEPTH_LIMIT = 32           # multipart levels descended into
+MIME_PART_LIMIT = 200           # MIME parts (leaves and multiparts) looked at
+PARAM_LIMIT = 4 * 1024          # characters of a Content-Type / -Disposition value read for parameters
+PARAM_COUNT_LIMIT = 100         # parameters read from one such value
+PART_HEADER_LIMIT = 16 * 1024   # bytes of one body part's header block (all of them: HEADER_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -57,55 +104,221 @@ class Inbound:
     references: tuple[str, ...]   # without angle brackets, oldest first
     body: str                     # what the player wrote (quotes and signature removed)
     raw_body: str                 # the decoded text before quote stripping
-    message: Message = field(repr=False, compare=False)  # the parsed message, for guards
+    message: Message = field(repr=False, compare=False)  # the header-only message, for guards
 
 
-# --------------------------------------------------------------------------- parsing
+@dataclass(frozen=True)
+class Headers:
+    """What the header block says, read without the body (:func:`parse_headers`)."""
+
+    message_id: str | None        # without angle brackets; None when absent
+    from_addr: str                # first usable From address: bare, lowercased ("" when none)
+    from_name: str                # its display name, decoded
+    from_header: str              # the decoded From header as written: one line, <= 200 chars
+    from_count: int               # number of usable (with "@") addresses in From; one more
+    #                               when From is longer than ADDRESS_LIMIT (it may hold more)
+    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To; bare, lowercased, unique
+    subject: str
+    in_reply_to: str | None       # without angle brackets
+    references: tuple[str, ...]   # without angle brackets, oldest first (at most REFERENCES_LIMIT)
+    message: Message = field(repr=False, compare=False)  # header-only compat32 message, for guards
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading what the player wrote; see :class:`Body`."""
+
+    source: str  # "text", "html", "uncut" or "quoted"
+    text: str
+
+
+@dataclass(frozen=True)
+class Body:
+    """The body, bounded (:func:`parse_body`).
+
+    :attr:`readings`, best first, each only when non-empty and different from the
+    ones before:
+
+    ``"text"``
+        what the player wrote in the preferred part (first non-blank inline
+        text/plain, else text/html converted), as :func:`strip_quoted` leaves it;
+    ``"html"``
+        when the preferred part is text/plain and there is an inline text/html
+        part too: that HTML converted and stripped (a plain "view this mail in your
+        browser" stub must not hide the HTML that holds the real content);
+    ``"uncut"``
+        the preferred part without quoted lines, but not cut at an attribution
+        naming an address, an Outlook header block, an "Original Message" or a
+        forward marker (the player deleted the quote, kept "On ... <x@y> wrote:"
+        and wrote below it);
+    ``"quoted"``
+        only the ``>``-quoted lines of the preferred part, one level of ``>``
+        (and one space after it) removed (the player filled in the form inside
+        the quote).
+    """
+
+    readings: tuple[Reading, ...]
+    shown: str        # decoded text of the chosen part before quote stripping (bounded)
+    truncated: bool   # a bound (raw_limit, text_limit, MIME_PART_LIMIT, part headers) left something unread
+
+
+# --------------------------------------------------------------------------- entry points
 
 
 def parse_message(raw: bytes) -> Inbound:
-    """Parse raw RFC 5322 bytes. Never raises: unreadable parts become empty fields."""
-    raw = bytes(raw)
-    try:
-        # compat32 is four times faster than policy.default; headers are decoded by the
-        # helpers below from their raw values either way.
-        msg: Message = message_from_bytes(raw, policy=policy.compat32)
-    except Exception:  # the feed parser is lenient, but a parse must never fail
-        msg = EmailMessage()
-
-    senders = [pair for pair in header_addresses(msg, "From") if "@" in pair[1]]
-    from_name, from_addr = senders[0] if senders else ("", "")
-    recipients = header_addresses(msg, "To", "Cc", "Delivered-To", "X-Original-To")
-    raw_body = extract_text(msg)
+    """Parse raw RFC 5322 bytes: :func:`parse_headers` + :func:`parse_body`. Never raises."""
+    raw = _as_bytes(raw)
+    top = _read_head(raw, 0, len(raw), HEADER_LIMIT, search=HEADER_LIMIT)
+    headers = _safe_headers(top[0])
+    body = _parse_body(raw, RAW_LIMIT, TEXT_LIMIT, top if top[1] is not None else None)
+    text = next((r.text for r in body.readings if r.source == "text"), "")
     return Inbound(
-        message_id=_message_id(msg, raw),
-        from_addr=from_addr,
-        from_name=from_name,
-        to_addrs=tuple(dict.fromkeys(addr for _, addr in recipients if "@" in addr)),
-        subject=_first(header_values(msg, "Subject")),
-        in_reply_to=_first_id(_first(header_values(msg, "In-Reply-To"))),
-        references=_all_ids(" ".join(header_values(msg, "References"))),
-        body=strip_quoted(raw_body),
-        raw_body=raw_body,
-        message=msg,
+        message_id=headers.message_id or _synthetic_id(raw),
+        from_addr=headers.from_addr,
+        from_name=headers.from_name,
+        to_addrs=headers.to_addrs,
+        subject=headers.subject,
+        in_reply_to=headers.in_reply_to,
+        references=headers.references,
+        body=text,
+        raw_body=body.shown,
+        message=headers.message,
     )
+
+
+def parse_headers(raw: bytes, *, header_limit: int = HEADER_LIMIT) -> Headers:
+    """The header block of *raw*, read up to the first blank line and at most
+    *header_limit* bytes (a larger block is cut at a line end). Never raises; the
+    body is not looked at."""
+    msg, _ = _read_head(_as_bytes(raw), 0, len(raw), header_limit, search=header_limit)
+    return _safe_headers(msg)
+
+
+def parse_body(raw: bytes, *, raw_limit: int = RAW_LIMIT, text_limit: int = TEXT_LIMIT) -> Body:
+    """The body of *raw*: only its first *raw_limit* bytes are read, the chosen part's
+    decoded text is cut at *text_limit* characters. Never raises."""
+    return _parse_body(_as_bytes(raw), raw_limit, text_limit, None)
 
 
 def message_id_of(raw: bytes) -> str:
     """The ``message_id`` :func:`parse_message` gives, read from the headers alone (cheap)."""
-    raw = bytes(raw)
+    raw = _as_bytes(raw)
+    msg, _ = _read_head(raw, 0, len(raw), HEADER_LIMIT, search=HEADER_LIMIT)
+    return _first_id(_first(header_values(msg, "Message-ID"))) or _synthetic_id(raw)
+
+
+def _as_bytes(raw: bytes) -> bytes:
+    return raw if type(raw) is bytes else bytes(raw)
+
+
+def _synthetic_id(raw: bytes) -> str:
+    """A stable id for a mail without Message-ID: a hash of all its bytes."""
+    return f"sha256-{hashlib.sha256(raw).hexdigest()}@{SYNTHETIC_ID_DOMAIN}"
+
+
+# --------------------------------------------------------------------------- header block
+
+
+def _read_head(data: bytes, start: int, end: int, limit: int, *, search: int | None) -> tuple[Message, int | None]:
+    """Parse the header block of the part ``data[start:end]``.
+
+    Returns the header-only compat32 message and where the part's body starts (None
+    when the blank line was not searched for far enough to know). The blank line is
+    looked for in the first *search* bytes (all of the part when None); at most
+    *limit* bytes of header block are parsed. As in the stdlib's feed parser, a line
+    that is no header ends the block and starts the body.
+    """
+    stop = end if search is None else min(end, start + search)
+    blank = _blank_line_end(data, start, stop)
+    head_stop = end if blank is None else blank
+    cut = head_stop
+    if cut - start > limit:
+        cut = data.rfind(b"\n", start, start + limit) + 1
+        if cut <= start:
+            cut = start + limit
+    msg = _parse_head(data[start:cut])
+    leftover = msg._payload
+    if isinstance(leftover, str) and leftover:
+        body: int | None = cut - len(leftover)  # the line that was no header, and what follows
+    elif blank is not None:
+        body = blank
+    elif stop == end:
+        body = end  # headers only
+    else:
+        body = None
+    msg._payload = ""  # header-only: nothing of the body is kept
+    return msg, body
+
+
+def _blank_line_end(data: bytes, start: int, stop: int) -> int | None:
+    """The index just after the first empty line in ``data[start:stop]`` (line ends
+    CRLF, LF or lone CR, as the feed parser reads them), else None."""
+    if start < stop and data[start] in b"\r\n":  # no header at all
+        return start + (2 if data.startswith(b"\r\n", start) else 1)
+    best = None
+    for pair in (b"\n\n", b"\n\r", b"\r\r"):
+        found = data.find(pair, start, stop if best is None else min(stop, best + 1))
+        if found >= 0 and (best is None or found < best):
+            best = found
+    if best is None:
+        return None
+    line = best + 1  # the empty line starts here
+    return line + 2 if data.startswith(b"\r\n", line) else line + 1
+
+
+def _safe_headers(msg: Message) -> Headers:
     try:
-        msg: Message = BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
-    except Exception:
-        msg = EmailMessage()
-    return _message_id(msg, raw)
+        return _headers_of(msg)
+    except Exception:  # the helpers are total; this is the last line of defence
+        return Headers(None, "", "", "", 0, (), "", None, (), msg)
 
 
-def _message_id(msg: Message, raw: bytes) -> str:
-    """The Message-ID without brackets; when absent, a stable id from the bytes."""
-    return _first_id(_first(header_values(msg, "Message-ID"))) or (
-        f"sha256-{hashlib.sha256(raw).hexdigest()}@{SYNTHETIC_ID_DOMAIN}"
+def _parse_head(head: bytes) -> Message:
+    try:
+        return BytesHeaderParser(policy=policy.compat32).parsebytes(head)
+    except Exception:  # the feed parser is lenient, but a parse must never fail
+        return Message()
+
+
+def _headers_of(msg: Message) -> Headers:
+    index = _header_index(msg)
+    from_pairs, from_cut = _addresses_of(index, "from")
+    senders = [pair for pair in from_pairs if "@" in pair[1]]
+    from_name, from_addr = senders[0] if senders else ("", "")
+    recipients = _addresses(index, "to", "cc", "delivered-to", "x-original-to")
+    from_values = _values(index, "from")
+    return Headers(
+        message_id=_first_id(_first(_decoded(index, "message-id"))),
+        from_addr=from_addr,
+        from_name=from_name,
+        from_header=_decode_words(from_values[0])[:FROM_HEADER_LIMIT] if from_values else "",
+        from_count=len(senders) + from_cut,  # a From too long to read whole may hold more
+        to_addrs=tuple(dict.fromkeys(addr for _, addr in recipients if "@" in addr)),
+        subject=_first(_decoded(index, "subject")),
+        in_reply_to=_first_id(_first(_decoded(index, "in-reply-to"))),
+        references=_bounded_ids(_all_ids(" ".join(_decoded(index, "references")))),
+        message=msg,
     )
+
+
+def _header_index(msg: Message) -> dict[str, list[str]]:
+    """Raw header values by lowercased name, in order; one pass over the headers."""
+    index: dict[str, list[str]] = {}
+    try:
+        for name, value in msg.raw_items():
+            index.setdefault(str(name).lower(), []).append(value)
+    except Exception:
+        pass
+    return index
+
+
+def _values(index: dict[str, list[str]], name: str) -> list[str]:
+    """Raw values of a header, with 8-bit bytes decoded (UTF-8, else Windows-1252)."""
+    return [_desurrogate(v if isinstance(v, str) else str(v)) for v in index.get(name, ())]
+
+
+def _decoded(index: dict[str, list[str]], name: str) -> tuple[str, ...]:
+    return tuple(_decode_words(value) for value in _values(index, name))
 
 
 def header_values(msg: Message, name: str) -> tuple[str, ...]:
@@ -117,27 +330,57 @@ def header_addresses(msg: Message, *names: str) -> list[tuple[str, str]]:
     """``(display name, bare address lowercased)`` for each address in the headers.
 
     Headers are taken in the order given; addresses without an address part
-    (groups, garbage) are skipped. Never raises.
+    (groups, garbage) are skipped. Each value is read up to :data:`ADDRESS_LIMIT`
+    characters, each header name up to :data:`ADDRESS_TOTAL_LIMIT`. Never raises.
     """
+    return _addresses(_header_index(msg), *(name.lower() for name in names))
+
+
+def _addresses(index: dict[str, list[str]], *names: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for name in names:
-        values = [_unfold(value) for value in _raw_header(msg, name)]
+        found += _addresses_of(index, name)[0]
+    return found
+
+
+def _addresses_of(index: dict[str, list[str]], name: str) -> tuple[list[tuple[str, str]], bool]:
+    """The addresses of header *name*, and whether the bounds left some of it unread
+    (getaddresses costs microseconds per character)."""
+    found: list[tuple[str, str]] = []
+    budget, cut = ADDRESS_TOTAL_LIMIT, False
+    for raw in index.get(name, ()):
+        if budget <= 0:
+            cut = True
+            break
+        value = _unfold(_desurrogate(raw if isinstance(raw, str) else str(raw)))
+        bounded = _bounded_address_value(value, min(budget, ADDRESS_LIMIT))
+        cut = cut or len(bounded) < len(value)
+        budget -= len(bounded)
         try:
-            pairs = getaddresses(values)
+            pairs = getaddresses([bounded])
         except Exception:  # getaddresses is lenient; this is the last line of defence
             continue
         for display, addr in pairs:
             addr = addr.strip().lower()
             if addr:
                 found.append((_decode_words(display), addr))
-    return found
+    return found, cut
+
+
+def _bounded_address_value(value: str, limit: int) -> str:
+    """At most *limit* characters, cut at the last comma when there is one (so no half
+    address is read)."""
+    if len(value) <= limit:
+        return value
+    comma = value.rfind(",", 0, limit)
+    return value[:comma] if comma > 0 else value[:limit]
 
 
 def _raw_header(msg: Message, name: str) -> list[str]:
     """Raw values of a header, with 8-bit bytes decoded (UTF-8, else Windows-1252)."""
     wanted = name.lower()
     try:
-        values = [v for k, v in msg.raw_items() if k.lower() == wanted]
+        values = [v for k, v in msg.raw_items() if str(k).lower() == wanted]
     except Exception:
         return []
     return [_desurrogate(v if isinstance(v, str) else str(v)) for v in values]
@@ -159,19 +402,76 @@ def _unfold(value: str) -> str:
 
 
 def _decode_words(value: str) -> str:
-    """Decode RFC 2047 encoded words; unknown charsets fall back like bodies do."""
+    """Decode RFC 2047 encoded words; unknown charsets fall back like bodies do.
+
+    Our own decoder (``email.header.decode_header`` is quadratic in the number of
+    words and in unterminated words): whitespace between two encoded words is
+    dropped, adjacent words in one charset are decoded together (a character may be
+    split between them), a word that does not decode is kept as written.
+    """
     text = _unfold(value)
     if "=?" not in text:
         return text
+    out: list[str] = []
+    run: list[bytes] = []
+    run_charset = ""
+
+    def flush() -> None:
+        if run:
+            out.append(decode_bytes(b"".join(run), run_charset or None))
+            run.clear()
+
+    pos = 0
+    for word in _ENCODED_WORD.finditer(text):
+        between = text[pos:word.start()]
+        pos = word.end()
+        if between and not (run and between.isspace()):
+            flush()
+            out.append(between)
+        data = _decode_word(word.group(2), word.group(3))
+        if data is None:
+            flush()
+            out.append(word.group(0))
+            continue
+        charset = word.group(1).partition("*")[0].strip().lower()  # RFC 2231 language suffix
+        if run and charset != run_charset:
+            flush()
+        run.append(data)
+        run_charset = charset
+    flush()
+    out.append(text[pos:])
+    return _unfold("".join(out))
+
+
+_NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/]++")
+
+
+def _lenient_base64(data: bytes) -> bytes:
+    """Base64 as mail clients and relays leave it: line breaks, stray characters and padding
+    ignored, an incomplete last group (a body cut short) dropped. Linear; never raises."""
+    clean = _NOT_BASE64.sub(b"", data)
+    rest = len(clean) % 4
+    if rest == 1:  # one lone character carries no whole byte
+        clean = clean[:-1]
+    elif rest:
+        clean += b"=" * (4 - rest)
     try:
-        chunks = decode_header(text)
-    except Exception:
-        return text
-    decoded = [
-        chunk if isinstance(chunk, str) else decode_bytes(chunk, charset)
-        for chunk, charset in chunks
-    ]
-    return _unfold("".join(decoded))
+        return binascii.a2b_base64(clean)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _decode_word(encoding: str, encoded: str) -> bytes | None:
+    data = encoded.encode("utf-8", "replace")
+    if encoding in "qQ":
+        return binascii.a2b_qp(data, header=True)
+    data = b"".join(data.split())
+    for padding in (b"=" * (-len(data) % 4), b"", b"=="):
+        try:
+            return binascii.a2b_base64(data + padding)
+        except (binascii.Error, ValueError):
+            continue
+    return None
 
 
 def _first(values: tuple[str, ...]) -> str:
@@ -191,77 +491,264 @@ def _all_ids(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i for i in ids if i))
 
 
+def _bounded_ids(ids: tuple[str, ...]) -> tuple[str, ...]:
+    """The first (the thread's root) and the latest ids, as RFC 5322 suggests trimming."""
+    if len(ids) <= REFERENCES_LIMIT:
+        return ids
+    return (ids[0], *ids[len(ids) - REFERENCES_LIMIT + 1:])
+
+
 _ID = re.compile(r"<([^<>]*)>")
+_ENCODED_WORD = re.compile(r"=\?([^?]*)\?([qQbB])\?([^?]*)\?=")  # each class stops at the next "?"
 _SURROGATES = re.compile("[\udc80-\udcff]")
 _LONE_SURROGATES = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but TAB, LF, CR
 
 
-# --------------------------------------------------------------------------- body text
+# --------------------------------------------------------------------------- MIME
 
 
-def extract_text(msg: Message) -> str:
-    """The body as plain text: first inline text/plain part, else converted text/html.
+class _Leaf:
+    """A non-multipart part: its header-only message and where its body is."""
 
-    A blank text/plain part (some clients send one next to the HTML) does not count.
-    Attachments and attached messages are ignored. Never raises.
-    """
-    leaves = [leaf for leaf in _leaves(msg, 0) if not _is_attachment(leaf)]
-    for wanted in ("text/plain", "text/html"):
-        for leaf in leaves:
-            if _content_type(leaf) != wanted:
-                continue
-            text = _part_text(leaf)
-            if wanted == "text/html":
-                text = html_to_text(text)
-            text = _normalise(text)
-            if text.strip():
-                return text
-    return ""
+    __slots__ = ("msg", "ctype", "params", "data", "start", "end", "partial")
 
+    def __init__(self, msg: Message, ctype: str, data: bytes | None = None,
+                 start: int = 0, end: int = 0, partial: bool = False) -> None:
+        self.msg = msg
+        self.ctype = ctype
+        self.params = _params(_header_text(msg, "content-type"))
+        self.data = data        # None: msg is a parsed part holding its own payload
+        self.start = start
+        self.end = end
+        self.partial = partial  # the body runs into the RAW_LIMIT cut
 
-def decode_bytes(data: bytes, charset: str | None) -> str:
-    """Decode with the declared charset, else UTF-8, else Windows-1252, else Latin-1.
-
-    A charset that is unknown or does not fit the bytes falls through to the next
-    candidate; Latin-1 maps every byte, so this never raises.
-    """
-    candidates: list[str] = []
-    label = (charset or "").strip().strip("\"'").lower()
-    if label and "escape" not in label:  # *_escape codecs would interpret backslashes
-        candidates += [_SUPERSETS.get(label, label), label]
-    candidates += ["utf-8", "cp1252"]
-    for encoding in dict.fromkeys(candidates):
+    def payload(self) -> bytes:
+        """The body with its transfer encoding undone (by the stdlib, as before; base64 by
+        :func:`_lenient_base64`, so a body cut short still gives what it holds)."""
+        msg = self.msg
+        if self.data is not None and _header_text(msg, "content-transfer-encoding").strip().lower() == "base64":
+            return _lenient_base64(self.data[self.start : self.end])
         try:
-            return data.decode(encoding)
-        except (LookupError, UnicodeError, ValueError, TypeError):
-            continue
-    return data.decode("latin-1")
+            if self.data is None:
+                data = msg.get_payload(decode=True)
+            else:
+                msg._payload = self.data[self.start:self.end].decode("ascii", "surrogateescape")
+                try:
+                    data = msg.get_payload(decode=True)
+                finally:
+                    msg._payload = ""
+        except Exception:
+            return b""
+        return data if isinstance(data, bytes) else b""
+
+    def attachment(self) -> bool:
+        try:
+            if self.msg.get_content_disposition() == "attachment":
+                return True
+        except Exception:
+            return False
+        disposition = _params(_header_text(self.msg, "content-disposition"))
+        name = disposition.get("filename", self.params.get("name"))
+        return bool(name and name.strip())
 
 
-# Labels that mail clients use for a narrower charset than they actually send.
-_SUPERSETS = {
-    "iso-8859-1": "cp1252",
-    "iso8859-1": "cp1252",
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "gb2312": "gb18030",
-    "gbk": "gb18030",
-    "iso-2022-jp": "iso2022_jp_ext",
-    "shift_jis": "cp932",
-    "shift-jis": "cp932",
-    "euc-kr": "cp949",
-    "ks_c_5601-1987": "cp949",
-}
+class _Walk:
+    def __init__(self, data: bytes, cut: bool) -> None:
+        self.data = data
+        self.cut = cut          # data is a prefix of the message
+        self.parts = 0
+        self.skipped = False    # MIME_PART_LIMIT left parts unread
+        self.header_budget = HEADER_LIMIT  # bytes of body part headers still to parse
+        self.leaves: list[_Leaf] = []
+
+    def part(self, start: int, end: int, depth: int, digest: bool,
+             top: tuple[Message, int | None] | None = None) -> None:
+        """Walk the part ``data[start:end]``: *depth* 0 is the message itself, deeper
+        ones are body parts of a multipart (*digest*: of a multipart/digest)."""
+        if self.parts >= MIME_PART_LIMIT:
+            self.skipped = True
+            return
+        self.parts += 1
+        if depth > MIME_DEPTH_LIMIT:
+            return
+        if top is None or top[1] is None:
+            if depth and self.header_budget <= 0:
+                self.skipped = True  # HEADER_LIMIT bytes of part headers read already
+                return
+            limit = HEADER_LIMIT if depth == 0 else min(PART_HEADER_LIMIT, self.header_budget)
+            top = _read_head(self.data, start, end, limit, search=None)
+            if depth:
+                self.header_budget -= min(limit, (top[1] or end) - start)
+        msg, body = top
+        if body is None:
+            body = end
+        if digest:
+            msg.set_default_type("message/rfc822")
+        ctype = _content_type(msg)
+        if ctype.startswith("message/"):
+            return  # a forwarded or bounced message is not what the player wrote
+        if ctype.startswith("multipart/"):
+            boundary = _params(_header_text(msg, "content-type")).get("boundary", "").rstrip()
+            if boundary:
+                for part_start, part_end in _parts(self.data, body, end, boundary):
+                    self.part(part_start, part_end, depth + 1, ctype == "multipart/digest")
+                    if self.skipped:
+                        return
+            return  # without a boundary the feed parser keeps it as one non-text leaf
+        partial = self.cut and end == len(self.data)
+        if depth:
+            end = max(body, _without_line_end(self.data, start, end))
+        self.leaves.append(_Leaf(msg, ctype, self.data, body, end, partial=partial))
+
+
+def _parts(data: bytes, start: int, end: int, boundary: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each body part between the delimiter lines of *boundary*.
+
+    As the feed parser reads them: a delimiter is a whole line ``--boundary``
+    (``--boundary--`` closes), optional spaces or tabs after it; delimiter lines
+    right after one are skipped; lines before the first one are the preamble;
+    without a closing delimiter the last part runs to the end. A part's end is where
+    the next delimiter line starts: the line end before it is still in (see
+    :func:`_without_line_end`). One scan from left to right (:class:`_Delimiters`).
+    """
+    if "\r" in boundary or "\n" in boundary:
+        return  # no line can hold it
+    try:
+        sep = b"--" + boundary.encode("ascii", "surrogateescape")
+    except UnicodeError:
+        sep = b"--" + boundary.encode("utf-8", "replace")
+    delimiters = _Delimiters(data, start, end, sep)
+    part_start: int | None = None
+    pos = start
+    while True:
+        found = delimiters.next(pos)
+        if found is None:
+            break
+        at, line_end = found
+        if part_start is not None:
+            yield part_start, at
+        if line_end < 0:  # the closing delimiter
+            return
+        part_start = pos = delimiters.skip(line_end)
+    if part_start is not None:
+        yield part_start, end
+
+
+class _Delimiters:
+    """The delimiter lines of one boundary in ``data[start:end]``, left to right.
+
+    ``bytes.find`` of the line end + ``--boundary`` (no regex to compile for an
+    ordinary mail), each needle's next occurrence remembered so no byte is searched
+    twice; after many lines that start like a delimiter but are not one, a compiled
+    regex takes over, so that a hostile body of them costs C time, not Python time.
+    (A multipart is scanned once at each level it is nested in: at most
+    MIME_DEPTH_LIMIT times.)
+    """
+
+    _MISSES = 32
+
+    def __init__(self, data: bytes, start: int, end: int, sep: bytes) -> None:
+        self.data, self.start, self.end, self.sep = data, start, end, sep
+        self.needles = [b"\n" + sep, b"\r" + sep]
+        self.found = [-2, -2]  # next occurrence of each needle; -2: not searched, -1: none
+        self.misses = 0
+        self.regex: re.Pattern[bytes] | None = None
+        self.run: re.Pattern[bytes] | None = None
+
+    def next(self, pos: int) -> tuple[int, int] | None:
+        """``(where the delimiter line starts, index after its line end, negated for the
+        closing delimiter)`` of the first delimiter line at or after *pos*, else None."""
+        data, end = self.data, self.end
+        if pos == self.start and (pos == 0 or data[pos - 1] not in b"\r\n"):
+            line_end = _delimiter_line(data, pos, self.start, end, self.sep)
+            if line_end is not None:
+                return pos, line_end
+        while self.regex is None:
+            at = self._candidate(pos)
+            if at is None:
+                return None
+            line_end = _delimiter_line(data, at, self.start, end, self.sep)
+            if line_end is not None:
+                return at, line_end
+            pos = at + 1
+            self.misses += 1
+            if self.misses > self._MISSES:
+                # The literal first (searched for as fast as bytes.find), then the line end
+                # before it (a lookbehind): no candidate goes back to Python.
+                sep = re.escape(self.sep)
+                self.regex = re.compile(sep + b"(?<=[\r\n]" + sep + rb")(--)?[ \t]*+(?:\r\n|\r|\n|\Z)")
+        match = self.regex.search(data, pos, end)
+        if match is None:
+            return None
+        return match.start(), -match.end() if match.group(1) is not None else match.end()
+
+    def skip(self, pos: int) -> int:
+        """Past the delimiter lines (the closing one too) that start at *pos*: the feed
+        parser makes no empty parts of them."""
+        data, end = self.data, self.end
+        while pos < end and self.run is None:
+            following = _delimiter_line(data, pos, self.start, end, self.sep)
+            if following is None:
+                return pos
+            pos = abs(following)
+            self.misses += 1
+            if self.misses > self._MISSES:
+                self.run = re.compile(b"(?:" + re.escape(self.sep) + rb"(?:--)?[ \t]*+(?:\r\n|\r|\n|\Z))*+")
+        if pos < end and self.run is not None:
+            pos = self.run.match(data, pos, end).end()
+        return pos
+
+    def _candidate(self, pos: int) -> int | None:
+        """The first line start at or after *pos* where ``--boundary`` begins."""
+        best = None
+        for k, needle in enumerate(self.needles):
+            found = self.found[k]
+            if found == -2 or (found >= 0 and found + 1 < pos):
+                found = self.found[k] = self.data.find(needle, max(pos - 1, 0), self.end)
+            if found >= 0 and (best is None or found + 1 < best):
+                best = found + 1
+        return best
+
+
+def _delimiter_line(data: bytes, at: int, start: int, end: int, sep: bytes) -> int | None:
+    """If a delimiter line starts at *at*: the index after its line end (negated for
+    the closing delimiter), else None."""
+    if not data.startswith(sep, at, end) or (at > start and data[at - 1] not in b"\r\n"):
+        return None
+    after = at + len(sep)
+    close = data.startswith(b"--", after, end)
+    if close:
+        after += 2
+    after = _BLANKS.match(data, after, end).end()
+    if after < end and data[after] not in b"\r\n":
+        return None  # more on the line: not a delimiter
+    line_end = after + (2 if data.startswith(b"\r\n", after, end) else 1 if after < end else 0)
+    return -line_end if close else line_end
+
+
+def _without_line_end(data: bytes, start: int, end: int) -> int:
+    """*end* less the one line end before it: the line end before a delimiter line
+    belongs to the delimiter (RFC 2046), and the feed parser drops it from a leaf
+    part that ends a multipart without one too."""
+    if end - 2 >= start and data.startswith(b"\r\n", end - 2):
+        return end - 2
+    if end - 1 >= start and data[end - 1] in b"\r\n":
+        return end - 1
+    return end
+
+
+_BLANKS = re.compile(rb"[ \t]*+")
 
 
 def _leaves(part: Message, depth: int) -> Iterator[Message]:
-    """Non-multipart parts in order, not descending into attached messages."""
-    if depth > 32:
+    """Non-multipart parts of a parsed message in order, not descending into attached
+    messages (used by :func:`extract_text` on messages parsed elsewhere)."""
+    if depth > MIME_DEPTH_LIMIT:
         return
     ctype = _content_type(part)
     if ctype.startswith("message/"):
-        return  # a forwarded or bounced message is not what the player wrote
+        return
     try:
         payload = part.get_payload()
     except Exception:
@@ -281,42 +768,279 @@ def _content_type(part: Message) -> str:
         return "application/octet-stream"
 
 
-def _is_attachment(part: Message) -> bool:
+def _header_text(msg: Message, name: str) -> str:
     try:
-        return part.get_content_disposition() == "attachment" or bool(part.get_filename())
+        value = msg.get(name)
     except Exception:
+        return ""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def _params(value: str) -> dict[str, str]:
+    """The parameters of a Content-Type / Content-Disposition value, names lowercased,
+    values unquoted (RFC 2231 continuations and charsets decoded), the first of each
+    name winning. Linear (the stdlib's ``_parseparam`` is quadratic)."""
+    if ";" not in value:
+        return {}
+    pieces = _split_params(value[:PARAM_LIMIT])[:PARAM_COUNT_LIMIT + 1]
+    plain: dict[str, str] = {}
+    extended: dict[str, list[tuple[int, str, bool]]] = {}
+    for piece in pieces[1:]:
+        name, _, raw = piece.partition("=")
+        name, raw = name.strip().lower(), raw.strip()
+        if "*" in name:
+            base, _, rest = name.partition("*")
+            number = rest.rstrip("*")
+            if rest == "" or (number.isdigit() and len(number) <= 4 and rest in (number, number + "*")):
+                extended.setdefault(base, []).append(
+                    (int(number) if number else -1, _unquote(raw), name.endswith("*"))
+                )
+                continue
+        plain.setdefault(name, _unquote(raw))
+    for base, pieces_of in extended.items():
+        if base in plain:
+            continue
+        pieces_of.sort(key=lambda item: item[0])
+        encoded = any(item[2] for item in pieces_of[:1])
+        text = "".join(_percent_decode(s) if enc else s for _, s, enc in pieces_of)
+        if encoded and text.count("'") >= 2:
+            charset, _, rest = text.partition("'")
+            _, _, text = rest.partition("'")
+            text = decode_bytes(text.encode("latin-1", "replace"), charset or None)
+        plain[base] = text
+    return plain
+
+
+def _split_params(value: str) -> list[str]:
+    """*value* split at the ``;`` outside quoted strings (a quoted string never closed
+    runs to the end), as the stdlib's ``_parseparam`` does, in one pass of finds."""
+    if '"' not in value:
+        return value.split(";")
+    pieces: list[str] = []
+    start = pos = 0
+    quote = value.find('"')
+    while True:
+        semi = value.find(";", pos)
+        if semi < 0:
+            break
+        if quote < 0 or semi < quote:
+            pieces.append(value[start:semi])
+            start = pos = semi + 1
+            continue
+        close = quote  # skip the quoted string (a \" inside does not close it)
+        while True:
+            close = value.find('"', close + 1)
+            if close < 0 or value[close - 1] != "\\":
+                break
+        if close < 0:
+            break
+        pos = close + 1
+        quote = value.find('"', pos)
+    pieces.append(value[start:])
+    return pieces
+
+
+def _unquote(value: str) -> str:
+    if len(value) > 1:
+        if value.startswith('"') and value.endswith('"'):
+            return value[1:-1].replace("\\\\", "\\").replace('\\"', '"')
+        if value.startswith("<") and value.endswith(">"):
+            return value[1:-1]
+    return value
+
+
+def _percent_decode(text: str) -> str:
+    """RFC 2231 %XX escapes to the bytes they stand for (as Latin-1 characters)."""
+    if "%" not in text:
+        return text
+    return _PERCENT.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+# --------------------------------------------------------------------------- body text
+
+
+def _parse_body(raw: bytes, raw_limit: int, text_limit: int,
+                top: tuple[Message, int | None] | None) -> Body:
+    try:
+        raw_limit = max(0, raw_limit)
+        data = raw[:raw_limit]
+        walk = _Walk(data, cut=len(raw) > raw_limit)
+        if top is not None and (top[1] is None or top[1] > len(data)):
+            top = None
+        walk.part(0, len(data), 0, False, top)
+        choice = _choose(walk.leaves, max(0, text_limit))
+        return _body(choice, truncated=walk.cut or walk.skipped)
+    except Exception:  # the helpers are total; this is the last line of defence
+        return Body((), "", len(raw) > raw_limit)
+
+
+class _Choice:
+    __slots__ = ("shown", "html", "cut")
+
+    def __init__(self, shown: str = "", html: str | None = None, cut: bool = False) -> None:
+        self.shown = shown  # the preferred part's text
+        self.html = html    # the converted text/html alternative, when the preferred part is plain
+        self.cut = cut      # text_limit cut the preferred part's (or the alternative's) text
+
+
+def _choose(leaves: Iterable[_Leaf], text_limit: int) -> _Choice:
+    """The first inline text/plain part that is not blank, else the first text/html
+    one; with a plain part, the first non-blank text/html part too."""
+    inline = [leaf for leaf in leaves if leaf.ctype in ("text/plain", "text/html") and not leaf.attachment()]
+    choice = _Choice()
+    for leaf in inline:
+        if leaf.ctype == "text/plain":
+            text, cut = _leaf_text(leaf, text_limit)
+            if text.strip():
+                choice.shown, choice.cut = text, cut
+                break
+    for leaf in inline:
+        if leaf.ctype == "text/html":
+            text, cut = _leaf_text(leaf, text_limit)
+            if text.strip():
+                if choice.shown:
+                    choice.html = text
+                    choice.cut = choice.cut or cut
+                else:
+                    choice.shown, choice.cut = text, cut
+                break
+    return choice
+
+
+def _leaf_text(leaf: _Leaf, text_limit: int) -> tuple[str, bool]:
+    charset = leaf.params.get("charset")
+    text = _decode(leaf.payload(), charset if charset and charset.isascii() else None, leaf.partial)
+    cut = len(text) > text_limit
+    if cut:
+        text = text[:text_limit]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if leaf.ctype == "text/plain":
+        if leaf.params.get("format", "").strip().lower() == "flowed":
+            text = unflow(text, delsp=leaf.params.get("delsp", "").strip().lower() == "yes")
+    else:
+        text = html_to_text(text)
+    return _normalise(text), cut
+
+
+def _body(choice: _Choice, *, truncated: bool) -> Body:
+    shown = choice.shown
+    lines = _QuoteLines(shown)
+    candidates = [("text", _strip(lines, cut=True))]
+    if choice.html is not None:
+        candidates.append(("html", strip_quoted(choice.html)))
+    candidates.append(("uncut", _strip(lines, cut=False)))
+    candidates.append(("quoted", _quoted_only(lines)))
+    readings: list[Reading] = []
+    seen: set[str] = set()
+    for source, text in candidates:
+        if text and text not in seen:
+            readings.append(Reading(source, text))
+            seen.add(text)
+    return Body(tuple(readings), shown, truncated or choice.cut)
+
+
+def extract_text(msg: Message) -> str:
+    """The body of a parsed message as plain text: first inline text/plain part, else
+    converted text/html (cut at :data:`TEXT_LIMIT` characters).
+
+    A blank text/plain part (some clients send one next to the HTML) does not count.
+    Attachments and attached messages are ignored. Never raises.
+    """
+    try:
+        leaves = []
+        for part in _leaves(msg, 0):
+            leaves.append(_Leaf(part, _content_type(part)))
+            if len(leaves) >= MIME_PART_LIMIT:
+                break
+        return _choose(leaves, TEXT_LIMIT).shown
+    except Exception:
+        return ""
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Decode with the declared charset, else UTF-8, else Windows-1252, else Latin-1.
+
+    A charset that is unknown or does not fit the bytes falls through to the next
+    candidate; Latin-1 maps every byte, so this never raises. Codecs that interpret
+    the bytes as something else than text in a charset (``*_escape``) or are
+    quadratic (``punycode``, ``idna``) are never used.
+    """
+    return _decode(data, charset, partial=False)
+
+
+def _decode(data: bytes, charset: str | None, partial: bool) -> str:
+    """:func:`decode_bytes`; with *partial*, the bytes are a prefix of the real ones and
+    an incomplete character at their end is dropped instead of failing the charset."""
+    candidates: list[str] = []
+    label = (charset or "").strip().strip("\"'").lower()
+    if label and len(label) <= 40:
+        candidates += [_SUPERSETS.get(label, label), label]
+    candidates += ["utf-8", "cp1252"]
+    for encoding in dict.fromkeys(candidates):
+        if not _usable_codec(encoding):
+            continue
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            if partial and exc.end >= len(data) and exc.start >= len(data) - 16:
+                try:
+                    return data[:exc.start].decode(encoding)
+                except (LookupError, UnicodeError, ValueError, TypeError):
+                    pass
+            continue
+        except (LookupError, UnicodeError, ValueError, TypeError):
+            continue
+    return data.decode("latin-1")
+
+
+@functools.lru_cache(maxsize=256)
+def _usable_codec(label: str) -> bool:
+    """A codec Python ships, that decodes text in a charset in linear time.
+
+    Labels that name no shipped codec are not looked up at all: the codec registry
+    remembers every name it was asked for, and the labels come from anyone's mail."""
+    norm = encodings.normalize_encoding(label).lower()
+    if norm not in _SHIPPED_CODECS and norm.replace(".", "_") not in _SHIPPED_CODECS:
         return False
-
-
-def _param(part: Message, name: str) -> str:
     try:
-        value = part.get_param(name)
-    except Exception:
-        return ""
-    return value.strip().lower() if isinstance(value, str) else ""
+        name = codecs.lookup(label).name
+    except (LookupError, ValueError, TypeError):
+        return False
+    return name not in _UNUSABLE_CODECS and "escape" not in name
 
 
-def _part_text(part: Message) -> str:
-    try:
-        data = part.get_payload(decode=True)
-    except Exception:
-        data = None
-    if not isinstance(data, bytes):
-        return ""
-    try:
-        charset = part.get_content_charset()
-    except Exception:
-        charset = None
-    text = decode_bytes(data, charset).replace("\r\n", "\n").replace("\r", "\n")
-    if _content_type(part) == "text/plain" and _param(part, "format") == "flowed":
-        text = unflow(text, delsp=_param(part, "delsp") == "yes")
-    return text
+_UNUSABLE_CODECS = frozenset({"punycode", "idna"})
+_SHIPPED_CODECS = frozenset(
+    {name for name, _ in encodings.aliases.aliases.items()}
+    | set(encodings.aliases.aliases.values())
+    | {module.name for module in pkgutil.iter_modules(encodings.__path__)}
+)
+
+# Labels that mail clients use for a narrower charset than they actually send.
+_SUPERSETS = {
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "iso-2022-jp": "iso2022_jp_ext",
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "euc-kr": "cp949",
+    "ks_c_5601-1987": "cp949",
+}
 
 
 def unflow(text: str, *, delsp: bool = False) -> str:
     """Undo RFC 3676 ``format=flowed``: join soft-broken lines, keep quote depth."""
     out: list[str] = []
-    pending: str | None = None
+    pending: list[str] = []  # pieces of the paragraph being joined
     pending_depth = 0
     for line in text.split("\n"):
         depth = len(line) - len(line.lstrip(">"))
@@ -326,18 +1050,21 @@ def unflow(text: str, *, delsp: bool = False) -> str:
         flowed = content.endswith(" ") and content != "-- "
         if flowed and delsp:
             content = content[:-1]
-        if pending is not None:
-            if depth == pending_depth:
-                content = pending + content
-            else:
-                out.append(_requote(pending_depth, pending))
-            pending = None
+        if pending and depth != pending_depth:
+            out.append(_requote(pending_depth, "".join(pending)))
+            pending = []
         if flowed:
-            pending, pending_depth = content, depth
+            if not pending:
+                pending_depth = depth
+            pending.append(content)
+        elif pending:
+            pending.append(content)
+            out.append(_requote(depth, "".join(pending)))
+            pending = []
         else:
             out.append(_requote(depth, content))
-    if pending is not None:
-        out.append(_requote(pending_depth, pending))
+    if pending:
+        out.append(_requote(pending_depth, "".join(pending)))
     return "\n".join(out)
 
 
@@ -377,17 +1104,138 @@ _INVISIBLE = {
 
 
 def html_to_text(html: str) -> str:
-    """Readable text from mail HTML. The ``<blockquote>`` (the quoted reply) is dropped."""
-    parser = _TextExtractor()
+    """Readable text from mail HTML. The ``<blockquote>`` (the quoted reply) is dropped.
+
+    One left-to-right pass of our own (``html.parser`` is quadratic on unclosed
+    ``<a``, ``<!--``, ``<![``, ``</``): tags, comments and declarations are skipped,
+    entities decoded in text runs, the contents of script, style, head, title,
+    template and blockquote dropped; block tags and ``<br>`` end lines, ``<pre>``
+    keeps its lines, table cells are separated by a space. A construct that never
+    ends (``<a`` without ``>``, ``<!--`` without ``-->``) is text up to the next
+    ``>`` (else ``<``), as html.parser reads it at the end of the data.
+    """
+    out = _HtmlText()
     try:
-        parser.feed(html)
-        parser.close()
-    except Exception:  # html.parser is lenient; keep whatever was read so far
+        _scan_html(html, out)
+    except Exception:  # keep whatever was read so far
         pass
-    return _join_lines(" ".join(line.split()) for line in parser.lines())
+    return _join_lines(" ".join(line.split()) for line in out.lines())
 
 
-class _TextExtractor(HTMLParser):
+def _scan_html(html: str, out: _HtmlText) -> None:
+    n = len(html)
+    gt, comment_end = _Finder(html, ">"), _Finder(html, "-->")
+
+    def unclosed(lt: int) -> int:
+        """A construct that never ends: as html.parser reads it at the end of the data,
+        its text up to the next ">" is text; go on after it. Without a ">" left, every
+        "<" left is such a construct: the rest is text."""
+        close = gt.find(lt + 1)
+        stop = n if close < 0 else close + 1
+        out.data(html[lt:stop])
+        return stop
+
+    pos = 0
+    while pos < n:
+        lt = html.find("<", pos)
+        if lt < 0:
+            out.data(html[pos:])
+            return
+        if lt > pos:
+            out.data(html[pos:lt])
+        pos = lt
+        nxt = html[lt + 1:lt + 2]
+        if nxt.isascii() and nxt.isalpha():
+            if gt.find(lt) < 0:
+                pos = unclosed(lt)
+                continue
+            tag = _START_TAG.match(html, lt)
+            if tag is None:  # every ">" left is inside a quoted value that never ends
+                out.data(html[lt:])
+                return
+            name = tag.group(1).lower()
+            pos = tag.end()
+            if html[pos - 2] == "/":  # <br/>, <p/>: XHTML-style empty element
+                out.start(name)
+                out.end(name)
+                continue
+            out.start(name)
+            raw_end = _RAW_TEXT_END.get(name)
+            if raw_end is not None:  # script, style: no markup inside, up to the end tag
+                found = raw_end.search(html, pos)
+                if found is None:
+                    return  # the rest is script
+                close = gt.find(found.end())
+                pos = n if close < 0 else close + 1
+                out.end(name)
+            continue
+        if nxt == "/":
+            close = gt.find(lt + 2)
+            if close < 0:
+                pos = unclosed(lt)
+                continue
+            pos = close + 1
+            after = html[lt + 2:lt + 3]
+            if after.isascii() and after.isalpha():
+                out.end(_TAG_NAME.match(html, lt + 2).group().lower())
+            else:
+                spaced = _SPACED_END_TAG.match(html, lt, close + 1)  # "</ p>", as html.parser reads it
+                if spaced is not None:
+                    out.end(spaced.group(1).lower())
+            continue  # "</>" and "</ x y>" are ignored
+        if html.startswith("<!--", lt):
+            close = comment_end.find(lt + 2)  # "<!-->" and "<!--->" are empty comments
+            if close < 0:
+                pos = unclosed(lt)
+                continue
+            pos = close + 3
+            continue
+        if nxt in ("!", "?"):  # <!DOCTYPE>, <![CDATA[ .. ]]>, <![if ..]>, <?xml ?>: to the next ">"
+            close = gt.find(lt + 2)
+            if close < 0:
+                pos = unclosed(lt)
+                continue
+            pos = close + 1
+            continue
+        out.data("<")
+        pos = lt + 1
+
+
+class _Finder:
+    """``str.find`` of one needle that remembers its answer: asked again from a later
+    position it searches only past the last occurrence found, so over a whole scan no
+    character is searched twice (an unclosed ``<!--`` or ``<a`` repeated is linear)."""
+
+    __slots__ = ("text", "needle", "start", "found")
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.text, self.needle = text, needle
+        self.start, self.found = 0, -2  # the last search: from where, and its answer
+
+    def find(self, pos: int) -> int:
+        if self.found != -2 and self.start <= pos and (self.found < 0 or pos <= self.found):
+            return self.found
+        self.start, self.found = pos, self.text.find(self.needle, pos)
+        return self.found
+
+
+# A start tag: its name, then attributes up to ">"; a quote opens a value only after
+# "=", and an unterminated quoted value is read as plain characters. Every branch is
+# atomic and consumes at least one character: one pass, no backtracking.
+_START_TAG = re.compile(
+    r"""<([a-zA-Z][^\t\n\r\f />\x00]*+)(?>[^>"'=]++|=[\t\n\r\f ]*+(?>"[^"]*+"|'[^']*+'|)|["'])*+>"""
+)
+_TAG_NAME = re.compile(r"[^\t\n\r\f />\x00]*+")
+_SPACED_END_TAG = re.compile(r"</\s*+([a-zA-Z][-.a-zA-Z0-9:_]*+)\s*+>")
+_RAW_TEXT_END = {
+    "script": re.compile(r"</script(?=[\t\n\r\f />]|\Z)", re.IGNORECASE),
+    "style": re.compile(r"</style(?=[\t\n\r\f />]|\Z)", re.IGNORECASE),
+}
+
+
+class _HtmlText:
+    """The text of the HTML, line by line, from the scanner's tags and text runs."""
+
     _SKIP = frozenset({"script", "style", "head", "title", "template", "blockquote"})
     _BLOCK = frozenset({
         "address", "article", "aside", "center", "dd", "div", "dl", "dt", "fieldset",
@@ -397,22 +1245,24 @@ class _TextExtractor(HTMLParser):
     })
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self._done: list[str] = []
         self._line: list[str] = []
         self._skip: dict[str, int] = {}
+        self._skipping = False
         self._pre = 0
 
     def lines(self) -> list[str]:
         return self._done + ["".join(self._line)]
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def start(self, tag: str) -> None:
         if tag == "body":  # a <head> that was never closed ends here
             self._skip.pop("head", None)
             self._skip.pop("title", None)
+            self._skipping = any(self._skip.values())
         if tag in self._SKIP:
             self._skip[tag] = self._skip.get(tag, 0) + 1
-        if self._skipping():
+            self._skipping = True
+        if self._skipping:
             return
         if tag == "br":
             self._break()
@@ -423,33 +1273,32 @@ class _TextExtractor(HTMLParser):
         elif tag in ("td", "th"):
             self._line.append(" ")
 
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if tag in self._SKIP:
             if self._skip.get(tag):
                 self._skip[tag] -= 1
+                self._skipping = any(self._skip.values())
             if tag == "blockquote":
                 self._soft_break()
             return
-        if self._skipping():
+        if self._skipping:
             return
         if tag in self._BLOCK:
             self._soft_break()
             if tag == "pre" and self._pre:
                 self._pre -= 1
 
-    def handle_data(self, data: str) -> None:
-        if self._skipping():
+    def data(self, text: str) -> None:
+        if self._skipping or not text:
             return
+        text = _unescape(text)
         if self._pre:
-            for i, piece in enumerate(data.split("\n")):
+            for i, piece in enumerate(text.split("\n")):
                 if i:
                     self._break()
                 self._line.append(piece)
         else:
-            self._line.append(_HTML_SPACE.sub(" ", data))
-
-    def _skipping(self) -> bool:
-        return any(self._skip.values())
+            self._line.append(_HTML_SPACE.sub(" ", text))
 
     def _break(self) -> None:
         self._done.append("".join(self._line))
@@ -466,6 +1315,23 @@ class _TextExtractor(HTMLParser):
             self._line = []
 
 
+def _unescape(text: str) -> str:
+    """html.unescape, one reference at a time (a numeric one of thousands of digits
+    would make int() raise or take long; it is out of range anyway)."""
+    if "&" not in text:
+        return text
+    return _CHARREF.sub(_charref, text)
+
+
+def _charref(found: re.Match[str]) -> str:
+    ref = found.group()
+    if ref.startswith("&#") and len(ref[2:].lstrip("xX").rstrip(";").lstrip("0")) > 8:
+        return "\ufffd"  # beyond U+10FFFF
+    return _html.unescape(ref)
+
+
+# html.unescape's own pattern: numeric references, or up to 32 name characters.
+_CHARREF = re.compile(r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[^\t\n\f <&#;]{1,32};?)")
 _HTML_SPACE = re.compile(r"[ \t\n\r\f\v]+")  # HTML whitespace; &nbsp; is not collapsed
 
 
@@ -483,28 +1349,195 @@ def strip_quoted(text: str) -> str:
     drops the rest, like the other cut rules (signature, Original Message,
     forwarded, Outlook header block).
     """
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return _strip(text, cut=True)
+
+
+def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
+    """:func:`strip_quoted`; with ``cut=False`` (the ``"uncut"`` reading) only a
+    signature ends the text: an attribution naming an address, a header block, an
+    Original Message or forward marker are dropped themselves, what follows is kept."""
+    q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
+    lines = q.lines
     kept: list[str] = []
-    i = 0
-    while i < len(lines):
+    i, n = 0, len(lines)
+    while i < n:
         line = lines[i]
-        if _QUOTED.match(line):
+        if not line or line.isspace():  # the common case, and nothing below applies to it
+            kept.append("")
             i += 1
             continue
-        if _cuts_here(lines, i):
-            break
-        span, attribution = _attribution(lines, i)
+        if q.quoted(i):
+            i += 1
+            continue
+        marker = q.cut_kind(i)
+        if marker:
+            if cut or marker == "signature":
+                break
+            i = q.header_block_end(i) if marker == "header-block" else i + 1
+            continue
+        span, attribution = q.attribution(i)
         if span:
-            following = _next_nonblank(lines, i + span)
-            if following is None or _QUOTED.match(lines[following]):
+            following = q.next_nonblank(i + span)
+            if following is None or q.quoted(following):
                 i += span  # the quote below goes by the ">" rule
                 continue
             if "@" in attribution:
-                break
-        if not _FOOTER.match(line.strip()):
+                if cut:
+                    break
+                i += span
+                continue
+        if not q.footer(i):
             kept.append(line.rstrip())
         i += 1
     return _join_lines(kept)
+
+
+def _quoted_only(text: str | _QuoteLines) -> str:
+    """The ``>``-quoted lines, one level of ``>`` and one space after it removed."""
+    q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
+    kept = []
+    for i, line in enumerate(q.lines):
+        if q.quoted(i):
+            content = line.lstrip(" \t")[1:]
+            kept.append((content[1:] if content.startswith(" ") else content).rstrip())
+    return _join_lines(kept)
+
+
+class _QuoteLines:
+    """The lines of a text, with what the quote rules ask of each line computed at
+    most once (the readings make several passes; a header block looks at the labels
+    of the lines after it). Every question costs O(length of the line)."""
+
+    __slots__ = ("lines", "_stripped", "_labels", "_cuts", "_attributions")
+
+    def __init__(self, text: str) -> None:
+        self.lines = _lines(text)
+        self._stripped: dict[int, str] = {}
+        self._labels: dict[int, str] = {}
+        self._cuts: dict[int, str | None] = {}
+        self._attributions: dict[int, tuple[int, str]] = {}
+
+    def stripped(self, i: int) -> str:
+        found = self._stripped.get(i)
+        if found is None:
+            found = self._stripped[i] = self.lines[i].strip()
+        return found
+
+    def blank(self, i: int) -> bool:
+        line = self.lines[i]
+        return not line or line.isspace()
+
+    def quoted(self, i: int) -> bool:
+        return _QUOTED.match(self.lines[i]) is not None
+
+    def label(self, i: int) -> str:
+        found = self._labels.get(i)
+        if found is None:
+            # A label of interest is a short word: the match is bounded to the start of the line.
+            match = _LABEL.match(self.lines[i], 0, 200)
+            found = self._labels[i] = match.group(1).lower() if match else ""
+        return found
+
+    def next_nonblank(self, start: int) -> int | None:
+        for j in range(start, len(self.lines)):
+            if not self.blank(j):
+                return j
+        return None
+
+    def cut_kind(self, i: int) -> str | None:
+        """Does line *i* start something that runs to the end and is not the player's?
+        ``"signature"``, ``"marker"`` (Original Message, forwarded, the underscore line
+        above an Outlook header block), ``"header-block"``, else None."""
+        found = self._cuts.get(i, False)
+        if found is False:
+            found = self._cuts[i] = self._cut_kind(i)
+        return found
+
+    def _cut_kind(self, i: int) -> str | None:
+        line = self.lines[i]
+        if line in ("-- ", "--"):
+            return "signature"
+        stripped = self.stripped(i)
+        first = stripped[:1]
+        if first in ("-", "B", "b"):
+            if _ORIGINAL.match(stripped) or _FORWARDED.match(stripped):
+                return "marker"
+        elif first == "_":
+            if _UNDERSCORES.match(stripped):
+                following = self.next_nonblank(i + 1)
+                if following is not None and self.label(following) in _FROM_LABELS:
+                    return "marker"
+        elif first in _BLOCK_INITIALS and self.label(i) in _BLOCK_START_LABELS and self.is_header_block(i):
+            return "header-block"
+        return None
+
+    def is_header_block(self, start: int) -> bool:
+        """A quoted mail's header block: From:, Sent:/Date: and Subject: lines before the next
+        blank line, starting with From: (Outlook, Gmail's forward) or Sent: (GMX, Web.de put
+        "Gesendet:" first)."""
+        first = self.label(start)
+        sent, subject = first in _SENT_LABELS, False
+        seen_from = first in _FROM_LABELS
+        lines, labels = self.lines, self._labels
+        for j in range(start + 1, min(len(lines), start + 10)):
+            line = lines[j]
+            if not line or line.isspace():
+                break
+            label = labels.get(j)
+            if label is None:
+                label = self.label(j)
+            if label in _SENT_LABELS:
+                sent = True
+            elif label in _SUBJECT_LABELS:
+                subject = True
+            elif label in _FROM_LABELS:
+                seen_from = True
+            if sent and subject and seen_from:
+                return True
+        return False
+
+    def header_block_end(self, start: int) -> int:
+        """The line after the header block starting at *start*."""
+        end = start + 1
+        while end < min(len(self.lines), start + 10) and not self.blank(end):
+            end += 1
+        return end
+
+    def attribution(self, i: int) -> tuple[int, str]:
+        """``(number of lines, joined text)`` of an attribution starting at line *i*.
+
+        Gmail wraps long attributions, so up to three lines are joined. An attribution
+        must contain a digit (its date); ``(0, "")`` when there is none.
+        """
+        found = self._attributions.get(i)
+        if found is None:
+            found = self._attributions[i] = self._attribution(i)
+        return found
+
+    def _attribution(self, i: int) -> tuple[int, str]:
+        first = self.stripped(i)[:3]
+        rule = _ATTRIBUTION_RULES.get(first[:2])
+        if rule is None or len(first) < 3 or not first[2].isspace():
+            return 0, ""
+        parts: list[str] = []
+        for j in range(i, min(i + 3, len(self.lines))):
+            if self.blank(j) or self.quoted(j):
+                break
+            part = self.stripped(j)
+            parts.append(part)
+            if part.endswith(":"):  # as every attribution does
+                joined = " ".join(parts)
+                if rule(joined) and _DIGIT.search(joined):
+                    return j - i + 1, joined
+        return 0, ""
+
+    def footer(self, i: int) -> bool:
+        stripped = self.stripped(i)
+        return stripped[:1] in _FOOTER_INITIALS and _FOOTER.match(stripped) is not None
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _join_lines(lines: Iterable[str]) -> str:
@@ -518,91 +1551,71 @@ def _join_lines(lines: Iterable[str]) -> str:
     return "\n".join(out)
 
 
-def _cuts_here(lines: list[str], i: int) -> bool:
-    """Is line *i* the start of something that runs to the end and is not the player's?"""
-    line = lines[i]
-    if line in ("-- ", "--"):
-        return True
-    stripped = line.strip()
-    if _ORIGINAL.match(stripped) or _FORWARDED.match(stripped):
-        return True
-    if _UNDERSCORES.match(stripped):
-        following = _next_nonblank(lines, i + 1)
-        return following is not None and _label(lines[following]) in _FROM_LABELS
-    if _label(line) in _FROM_LABELS:
-        return _is_header_block(lines, i)
+def _ends_with(text: str, verb: str, aux: str = "", *, space_before_colon: bool = True) -> bool:
+    """``^XX\\s.+\\s[aux\\s+]verb\\s*:$`` (XX, the opener, checked by the caller),
+    with string tests: the anchored ``.+`` of the regex backtracks."""
+    if not text.endswith(":"):
+        return False
+    rest = text[:-1].rstrip() if space_before_colon else text[:-1]
+    if not rest.endswith(verb):
+        return False
+    rest = rest[:-len(verb)]
+    if aux:
+        trimmed = rest.rstrip()
+        if len(trimmed) == len(rest) or not trimmed.endswith(aux):
+            return False
+        rest = trimmed[:-len(aux)]
+    # rest is the opener, a space, at least one character, a space
+    return len(rest) >= 5 and rest[2].isspace() and rest[-1].isspace()
+
+
+def _has_word_then_colon(text: str, word: str) -> bool:
+    """``^XX\\s.+\\sword\\b.*:$``: the first fitting occurrence of *word* decides."""
+    if not text.endswith(":") or not text[2:3].isspace():
+        return False
+    at = text.find(word, 5)
+    while at >= 0:
+        after = at + len(word)
+        if text[at - 1].isspace() and not (text[after:after + 1].isalnum() or text[after:after + 1] == "_"):
+            return after <= len(text) - 1
+        at = text.find(word, at + 1)
     return False
 
 
-def _is_header_block(lines: list[str], start: int) -> bool:
-    """From: at *start*, then Sent:/Date: and Subject: before the next blank line."""
-    labels: set[str] = set()
-    for line in lines[start + 1:start + 10]:
-        if not line.strip():
-            break
-        labels.add(_label(line))
-    return bool(labels & _SENT_LABELS) and bool(labels & _SUBJECT_LABELS)
+_ATTRIBUTION_RULES = {
+    "On": lambda t: _ends_with(t, "wrote", space_before_colon=False),
+    "Am": lambda t: _has_word_then_colon(t, "schrieb"),
+    "Le": lambda t: _ends_with(t, "écrit", "a"),
+    "El": lambda t: _ends_with(t, "escribió"),
+    "Op": lambda t: _has_word_then_colon(t, "schreef"),
+    "Il": lambda t: _ends_with(t, "scritto", "ha"),
+    "Em": lambda t: _ends_with(t, "escreveu"),
+}
 
 
-def _label(line: str) -> str:
-    found = _LABEL.match(line)
-    return found.group(1).lower() if found else ""
-
-
-def _next_nonblank(lines: list[str], start: int) -> int | None:
-    for j in range(start, len(lines)):
-        if lines[j].strip():
-            return j
-    return None
-
-
-def _attribution(lines: list[str], i: int) -> tuple[int, str]:
-    """``(number of lines, joined text)`` of an attribution starting at line *i*.
-
-    Gmail wraps long attributions, so up to three lines are joined. An attribution
-    must contain a digit (its date); ``(0, "")`` when there is none.
-    """
-    if not _OPENER.match(lines[i].strip()):
-        return 0, ""
-    for span in (1, 2, 3):
-        chunk = lines[i:i + span]
-        if len(chunk) < span or any(not part.strip() or _QUOTED.match(part) for part in chunk):
-            break
-        joined = " ".join(part.strip() for part in chunk)
-        if any(p.match(joined) for p in _ATTRIBUTIONS) and re.search(r"\d", joined):
-            return span, joined
-    return 0, ""
-
-
-_QUOTED = re.compile(r"^[ \t]*>")
-_OPENER = re.compile(r"^(?:On|Am|Le|El|Op|Il|Em)\s")
-_ATTRIBUTIONS = (
-    re.compile(r"^On\s.+\swrote:$"),
-    re.compile(r"^Am\s.+\sschrieb\b.*:$"),
-    re.compile(r"^Le\s.+\sa\s+écrit\s*:$"),
-    re.compile(r"^El\s.+\sescribió\s*:$"),
-    re.compile(r"^Op\s.+\sschreef\b.*:$"),
-    re.compile(r"^Il\s.+\sha\s+scritto\s*:$"),
-    re.compile(r"^Em\s.+\sescreveu\s*:$"),
-)
+_DIGIT = re.compile(r"\d")
+_QUOTED = re.compile(r"[ \t]*+>")
 _ORIGINAL = re.compile(
-    r"^-{2,}\s*(?:Original Message|Ursprüngliche Nachricht|Message d'origine"
-    r"|Mensaje original|Messaggio originale|Oorspronkelijk bericht)\s*-{2,}$",
+    r"-{2,}+\s*+(?:Original Message|Ursprüngliche Nachricht|Message d'origine"
+    r"|Mensaje original|Messaggio originale|Oorspronkelijk bericht)\s*+-{2,}+$",
     re.IGNORECASE,
 )
 _FORWARDED = re.compile(
-    r"^(?:-{2,}\s*Forwarded message\s*-{2,}|Begin forwarded message:)$", re.IGNORECASE
+    r"(?:-{2,}+\s*+Forwarded message\s*+-{2,}+|Begin forwarded message:)$", re.IGNORECASE
 )
-_UNDERSCORES = re.compile(r"^_{20,}$")
-_LABEL = re.compile(r"^\s*\*?([^\W\d_]+)\s?\*?:")
+_UNDERSCORES = re.compile(r"_{20,}+$")
+_LABEL = re.compile(r"\s*+\*?([^\W\d_]++)\s?\*?:")
 _FROM_LABELS = frozenset({"from", "von", "de"})
+_FOOTER_INITIALS = frozenset("SsGg")
 _SENT_LABELS = frozenset({"sent", "date", "gesendet", "datum", "envoyé", "enviado", "fecha"})
 _SUBJECT_LABELS = frozenset({"subject", "betreff", "objet", "asunto"})
+_BLOCK_START_LABELS = _FROM_LABELS | _SENT_LABELS
+_BLOCK_INITIALS = frozenset("".join({label[0] + label[0].upper() for label in _BLOCK_START_LABELS}) + "*")
 _FOOTER = re.compile(
-    r"^(?:Sent from my (?:iPhone|iPad|Android(?: phone| device)?|Samsung Galaxy smartphone"
+    r"(?:Sent from my (?:iPhone|iPad|Android(?: phone| device)?|Samsung Galaxy smartphone"
     r"|Galaxy|BlackBerry)"
     r"|Get Outlook for (?:iOS|Android)"
     r"|Sent from (?:Outlook|Mail|Yahoo Mail) for (?:iOS|iPhone|iPad|Android|Windows(?: 10| 11)?))"
-    r"\.?(?:\s*<[^<>\s]*>)?$",
+    r"\.?(?:\s*+<[^<>\s]*+>)?$",
     re.IGNORECASE,
 )

@@ -172,13 +172,22 @@ def test_delivery_report_content_types() -> None:
     )
     assert reason(mail(report, body=body)) == "delivery-report"
 
+    status = "MIME-Version: 1.0\nContent-Type: message/delivery-status\n"
+    status_body = "Reporting-MTA: dns; mx.example\n\nFinal-Recipient: rfc822; a@b\nAction: failed\n"
+    assert reason(mail(status, body=status_body)) == "delivery-report"
+
+
+def test_delivery_report_is_decided_from_the_top_level_content_type() -> None:
+    # The guards run on the header-only message, before any body byte is read, so a
+    # report is recognised by the top-level type alone (a DSN is multipart/report,
+    # RFC 3464); the parts of a multipart/mixed are not walked.
     nested = 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="m"\n'
     nested_body = (
         "--m\nContent-Type: text/plain\n\nsee below\n"
         "--m\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; mx.example\n\n"
         "Final-Recipient: rfc822; a@b\nAction: failed\nStatus: 5.0.0\n--m--\n"
     )
-    assert reason(mail(nested, body=nested_body)) == "delivery-report"
+    assert reason(mail(nested, body=nested_body)) is None
 
 
 @pytest.mark.parametrize(
