@@ -7,6 +7,7 @@ matches, seats        one row per match (with a snapshot of its state) and per p
 events                the append-only log of accepted moves and closed deadlines; with the
                       match seed it rebuilds any match (``referee.service.replay``)
 inbound               every mail that reached us, committed before its file is marked processed
+inbox_problems        inbox files that could not be read or moved (shown by ``referee status``)
 outbox                every mail we owe somebody, written in the same transaction as the
                       change that caused it, then delivered with retries
 ledger                chip movements between accounts (players, "LGT", "SEASON"): double entry
@@ -150,24 +151,53 @@ class Event(Base):
 
 
 class Inbound(Base):
+    """One delivered copy of a mail. Every value taken from the mail is bounded to its column
+    (long ones cut, the full raw mail kept), so no mail can overflow a column."""
+
     __tablename__ = "inbound"
-    __table_args__ = (Index("ix_inbound_status_received", "status", "received_at"),)
+    __table_args__ = (
+        Index("ix_inbound_status_received", "status", "received_at"),
+        Index("ix_inbound_sender_body", "sender", "body_digest"),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    message_key: Mapped[str] = mapped_column(String(998), unique=True)
-    source: Mapped[str] = mapped_column(String(500))  # transport's name for it (file name, UID)
+    # what makes two deliveries the same mail: a digest of its content without trace headers
+    # (see referee.mail.identity); None on the record of a duplicate delivery
+    dedupe_key: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
+    duplicate_of: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True)
+    message_id: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)  # cut to 255
+    source: Mapped[str] = mapped_column(String(500))  # transport's name for it (file name, UID), cut to 500
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)  # reached our server
-    # pending -> accepted | rejected | ignored | failed
+    # pending -> accepted | rejected | ignored | quarantined (after failing twice)
     status: Mapped[str] = mapped_column(String(16), default="pending")
+    rule: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the named rule that decided
     note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # processing attempts that failed
+    sender: Mapped[str | None] = mapped_column(String(320), nullable=True)  # From address, when usable
+    body_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)  # of what the player wrote
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
+class InboxProblem(Base):
+    """A file in the inbox the referee could not read or move: skipped, logged, shown in status."""
+
+    __tablename__ = "inbox_problems"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    source: Mapped[str] = mapped_column(String(500), unique=True)
+    reason: Mapped[str] = mapped_column(Text)
+    first_seen: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_seen: Mapped[datetime] = mapped_column(UTCDateTime)
+    count: Mapped[int] = mapped_column(Integer, default=1)
+
+
 class Outbox(Base):
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_status_next", "status", "next_attempt_at"),
+        Index("ix_outbox_to_created", "to_addr", "created_at"),  # replies per address, for throttling
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     dedupe_key: Mapped[str] = mapped_column(String(300), unique=True)
     message_id: Mapped[str] = mapped_column(String(400), index=True)
@@ -175,6 +205,7 @@ class Outbox(Base):
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True, index=True)
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     to_addr: Mapped[str] = mapped_column(String(320))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True, index=True)  # answers
     message: Mapped[bytes] = mapped_column(LargeBinary)
     # pending -> sent | failed
     status: Mapped[str] = mapped_column(String(16), default="pending")

@@ -22,3 +22,42 @@ def test_migrate_is_idempotent_and_current(db_url):
     store.migrate()
     assert store.has_schema() and store.is_current()
     store.dispose()
+
+
+def test_upgrade_keeps_stored_mail_and_turns_old_re_deliveries_into_duplicates(tmp_path):
+    """0001 -> 0002 on data: Message-IDs are kept (cut to 255), each mail gets its content
+    digest, a re-delivery that 0001 stored twice becomes a duplicate, failed mail quarantined."""
+    from alembic import command
+    from sqlalchemy import select, text
+
+    from referee.mail.identity import content_digest
+    from referee.store.db import alembic_config
+    from referee.store.models import Inbound
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0001")
+    store = Store(url)
+    mail = b"From: a@x\r\nSubject: s\r\n\r\nbody\r\n"
+    rows = [
+        ("<one@x>", b"Message-ID: <one@x>\r\n" + mail, "accepted"),
+        ("sha256-aaa@referee.invalid", mail, "accepted"),
+        ("sha256-bbb@referee.invalid", b"Received: by relay\r\n" + mail, "failed"),
+        ("x" * 900, b"Message-ID: <long>\r\n" + mail, "rejected"),
+    ]
+    with store.engine.begin() as conn:
+        for key, raw, status in rows:
+            conn.execute(
+                text(
+                    "INSERT INTO inbound (message_key, source, raw, received_at, status)"
+                    " VALUES (:k, 'f', :r, '2026-12-01 10:00:00', :s)"
+                ),
+                {"k": key, "r": raw, "s": status},
+            )
+    store.migrate()
+    with store.unit_of_work() as session:
+        got = session.scalars(select(Inbound).order_by(Inbound.id)).all()
+        assert [r.message_id for r in got] == ["<one@x>", None, None, "x" * 254 + "\u2026"]
+        assert got[0].dedupe_key == content_digest(rows[0][1])
+        assert got[1].dedupe_key == content_digest(mail) and got[2].dedupe_key is None
+        assert got[2].duplicate_of == got[1].id and got[2].status == "quarantined"
+    store.dispose()
