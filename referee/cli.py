@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -31,7 +32,7 @@ from referee.store.db import Store
 
 EXAMPLE_CONFIG = """\
 # referee service configuration (see deploy/example-referee.toml for every option)
-database = "{database}"
+database = {database}
 secret = "{secret}"          # signs players' reply addresses: keep it private
 
 [mail]
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"referee: error: {exc}", file=sys.stderr)
         return 2
     except OperationalError as exc:
-        print(f"referee: database error: {exc.orig}", file=sys.stderr)
+        print(f"referee: database error: {' '.join(str(exc.orig).split())}", file=sys.stderr)  # one line
         if args.debug:
             raise
         return 1
@@ -96,21 +97,54 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def version() -> str:
+    """The installed distribution's version, else the package's ``__version__``."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("referee")
+    except PackageNotFoundError:
+        import referee
+
+        return getattr(referee, "__version__", "unknown")
+
+
+CONFIG_HELP = f"service configuration file (default: $REFEREE_CONFIG or ./{CONFIG_NAME})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="referee", description="A play-by-email referee for betting games.")
-    parser.add_argument("--config", help=f"service configuration file (default: $REFEREE_CONFIG or ./{CONFIG_NAME})")
+    parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--debug", action="store_true", help="verbose logs and full tracebacks")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    # --config and --debug also after the command (`referee status --config FILE`); SUPPRESS
+    # keeps a value given before the command when none is given after it
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="verbose logs and full tracebacks"
+    )
+    sub = _Sub(parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser), common)
 
     p = sub.add_parser("init", help="create or migrate the database (and a referee.toml if there is none)")
     p.add_argument("--database", help="database URL for a new referee.toml (default sqlite:///referee.db)")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("season", help="season files")
-    season_sub = p.add_subparsers(dest="season_command", required=True, metavar="ACTION", parser_class=Parser)
+    season_sub = _Sub(
+        p.add_subparsers(dest="season_command", required=True, metavar="ACTION", parser_class=Parser), common
+    )
     pl = season_sub.add_parser("load", help="load or update a season from a TOML file")
     pl.add_argument("file", type=Path)
-    pl.add_argument("--check", action="store_true", help="only check the file; change nothing")
+    pl.add_argument(
+        "--check", action="store_true", help="only check the file and say what loading it would change; change nothing"
+    )
+    pl.add_argument(
+        "--allow-past",
+        action="store_true",
+        help="accept matches whose start is in the past (the next tick closes their overdue phases at once)",
+    )
     pl.set_defaults(func=cmd_season_load)
 
     p = sub.add_parser("run", help="run the service until stopped")
@@ -126,11 +160,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser(
-        "requeue", help="retry failed mail: inbound that failed to process, outbound that failed to send"
+        "requeue",
+        help="retry mail now: quarantined inbound mail, outbound mail that failed or waits for a retry",
     )
     p.add_argument("--inbound", action="store_true", help="only inbound mail")
     p.add_argument("--outbound", action="store_true", help="only outbound mail")
     p.set_defaults(func=cmd_requeue)
+
+    p = sub.add_parser("quarantine", help="list quarantined inbound mail and why; requeue it after a fix")
+    p.add_argument("--requeue", metavar="ID", nargs="+", help="put these inbound mails (ids, or 'all') back in line")
+    p.set_defaults(func=cmd_quarantine)
 
     p = sub.add_parser("demo", help="play a whole match by mail between two scripted players")
     p.add_argument(
@@ -141,41 +180,134 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Sub:
+    """Adds every subcommand with the options shared by all commands."""
+
+    def __init__(self, action, common: argparse.ArgumentParser):
+        self.action = action
+        self.common = common
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        return self.action.add_parser(name, parents=[self.common], **kwargs)
+
+
 # ---------------------------------------------------------------------------- commands
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    """All or nothing: if the database cannot be set up, what this run created is removed."""
     path = Path(args.config or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME)
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # the file holds the secret: readable by its owner only
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(EXAMPLE_CONFIG.format(database=args.database or "sqlite:///referee.db", secret=new_secret()))
+    created: list[Path] = []  # files and folders this run made, in order
+    store: Store | None = None
+    db_files: list[Path] = []
+    try:
+        if not path.exists():
+            _mkdirs(path.parent, created)
+            # the file holds the secret: readable by its owner only
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            created.append(path)
+            with os.fdopen(fd, "w") as handle:
+                database = json.dumps(args.database or "sqlite:///referee.db")  # a TOML basic string
+                handle.write(EXAMPLE_CONFIG.format(database=database, secret=new_secret()))
+            wrote = True
+        else:
+            wrote = False
+            if args.database:
+                raise ConfigError(f"{path} exists already; set its 'database' key instead of passing --database")
+        config = load_service_config(path)
+        db_file = sqlite_file(config.database)
+        if db_file is not None and not db_file.exists():
+            db_files = [db_file.with_name(db_file.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+        store = Store(config.database)
+        store.migrate()
+        store.dispose()
+        store = None
+        for folder in (config.mail.inbox, config.mail.outbox):
+            if folder is not None:
+                _mkdirs(folder, created)
+    except BaseException:
+        if store is not None:
+            store.dispose()
+        for leftover in db_files:
+            leftover.unlink(missing_ok=True)
+        for made in reversed(created):
+            if made.is_dir():
+                try:
+                    made.rmdir()
+                except OSError:
+                    pass
+            else:
+                made.unlink(missing_ok=True)
+        raise
+    if wrote:
         print(f"wrote {path} (edit [mail] address before real use)")
-    elif args.database:
-        raise ConfigError(f"{path} exists already; set its 'database' key instead of passing --database")
-    config = load_service_config(path)
-    store = Store(config.database)
-    store.migrate()
-    for folder in (config.mail.inbox, config.mail.outbox):
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
     print(f"database ready: {safe_url(config.database)}")
     return 0
 
 
+def _mkdirs(folder: Path, created: list[Path]) -> None:
+    """``mkdir -p`` that records the folders it made."""
+    missing = []
+    for parent in [folder, *folder.parents]:
+        if parent.exists():
+            break
+        missing.append(parent)
+    for made in reversed(missing):
+        made.mkdir()
+        created.append(made)
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and in-memory SQLite)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception:
+        return None
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database)
+
+
 def cmd_season_load(args: argparse.Namespace) -> int:
+    from referee.seasons import check_past_starts
     from referee.seasons import load_season as load_into_store
 
     spec = load_season(args.file)
-    if args.check:
-        print(f"{args.file}: season {spec.key}: {len(spec.players)} players, {len(spec.matches)} matches: OK")
-        return 0
-    config, store = open_store(args)
-    changes = load_into_store(store, spec, datetime.now(timezone.utc))
-    for line in changes or ["no changes"]:
-        print(line)
+    now = datetime.now(timezone.utc)
+    summary = f"{args.file}: season {spec.key}: {len(spec.players)} players, {len(spec.matches)} matches"
+    store, why = None, f"no {CONFIG_NAME} here"
+    if not args.check:
+        store = open_store(args)[1]
+    elif args.config or os.environ.get("REFEREE_CONFIG") or Path(CONFIG_NAME).exists():
+        try:
+            store = open_store(args)[1]
+        except (ConfigError, OperationalError) as exc:  # --check works on the file alone, unless --config
+            if args.config:  # names a service
+                raise
+            why = str(exc) if isinstance(exc, ConfigError) else f"database error: {' '.join(str(exc.orig).split())}"
+    try:
+        if store is None:  # --check with no database to compare with: every match counts as new
+            warnings = check_past_starts(spec.matches, now, allow_past=args.allow_past)
+        else:
+            changes = load_into_store(store, spec, now, allow_past=args.allow_past, dry_run=args.check)
+    except ConfigError as exc:
+        raise ConfigError(f"{args.file}: {exc}") from None
+    finally:
+        if store is not None:
+            store.dispose()
+    if store is None:
+        print(f"{summary}: OK (not compared with a database: {why})")
+        for line in warnings:
+            print(f"  {line}")
+    elif args.check:
+        print(f"{summary}: OK; loading it would change:" if changes else f"{summary}: OK; loading it changes nothing")
+        for line in changes:
+            print(f"  {line}")
+    else:
+        for line in changes or ["no changes"]:
+            print(line)
     return 0
 
 
@@ -215,8 +347,31 @@ def cmd_requeue(args: argparse.Namespace) -> int:
 
     _config, store = open_store(args)
     both = not (args.inbound or args.outbound)
-    inbound, outbound = requeue_failed(store, inbound=both or args.inbound, outbound=both or args.outbound)
+    inbound, outbound = requeue_failed(
+        store, inbound=both or args.inbound, outbound=both or args.outbound, now=datetime.now(timezone.utc)
+    )
     print(f"requeued {inbound} inbound and {outbound} outbound mails; the next tick or poll processes them")
+    return 0
+
+
+def cmd_quarantine(args: argparse.Namespace) -> int:
+    from referee.status import quarantine_text, requeue_quarantined
+
+    _config, store = open_store(args)
+    if not args.requeue:
+        print(quarantine_text(store))
+        return 0
+    if args.requeue == ["all"]:
+        ids = None
+    else:
+        try:
+            ids = [int(value) for value in args.requeue]
+        except ValueError:
+            raise ConfigError(
+                f"--requeue takes inbound ids (numbers) or 'all', got {' '.join(args.requeue)!r}"
+            ) from None
+    count = requeue_quarantined(store, ids)
+    print(f"requeued {count} quarantined mail(s); the next tick or poll judges them by their arrival time")
     return 0
 
 

@@ -150,6 +150,10 @@ class ServiceConfig:
     # `referee run` works this far behind the clock, so that a mail the MTA is still
     # delivering when a deadline passes is seen before the deadline closes
     arrival_grace_seconds: float = 5.0
+    # replies that are not receipts (errors, notices) per address and hour; past it, the
+    # address gets no such reply until it has been quiet for quiet_minutes (loops, floods)
+    replies_per_hour: int = 10
+    quiet_minutes: int = 60
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -201,7 +205,18 @@ def load_service_config(path: Path) -> ServiceConfig:
 
     svc = _table(data, "service", where)
     swhere = f"{where} [service]"
-    _unknown(svc, {"poll_seconds", "outbox_max_attempts", "log_level", "arrival_grace_seconds"}, swhere)
+    _unknown(
+        svc,
+        {
+            "poll_seconds",
+            "outbox_max_attempts",
+            "log_level",
+            "arrival_grace_seconds",
+            "replies_per_hour",
+            "quiet_minutes",
+        },
+        swhere,
+    )
     poll = svc.get("poll_seconds", 30)
     if not isinstance(poll, (int, float)) or isinstance(poll, bool) or poll <= 0:
         raise ConfigError(f"{swhere}: poll_seconds must be a positive number, got {poll!r}")
@@ -211,6 +226,12 @@ def load_service_config(path: Path) -> ServiceConfig:
     grace = svc.get("arrival_grace_seconds", 5)
     if not isinstance(grace, (int, float)) or isinstance(grace, bool) or not 0 <= grace <= 600:
         raise ConfigError(f"{swhere}: arrival_grace_seconds must be a number from 0 to 600, got {grace!r}")
+    limits = {}
+    for name, default in (("replies_per_hour", 10), ("quiet_minutes", 60)):
+        value = svc.get(name, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{swhere}: {name} must be a positive integer, got {value!r}")
+        limits[name] = value
     level = str(svc.get("log_level", "INFO")).upper()
     if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         raise ConfigError(f"{swhere}: log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -223,17 +244,26 @@ def load_service_config(path: Path) -> ServiceConfig:
         outbox_max_attempts=attempts,
         log_level=level,
         arrival_grace_seconds=float(grace),
+        **limits,
     )
 
 
 def find_config(explicit: str | None) -> Path:
     """``--config``, else ``$REFEREE_CONFIG``, else ``./referee.toml``."""
-    candidate = explicit or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME
-    path = Path(candidate)
-    if not path.exists():
-        hint = "" if explicit else " (run inside a folder made by `referee demo`, or pass --config FILE)"
-        raise ConfigError(f"{path}: configuration file not found{hint}")
-    return path
+    env = os.environ.get("REFEREE_CONFIG")
+    path = Path(explicit or env or CONFIG_NAME)
+    if path.exists():
+        return path
+    if explicit:
+        raise ConfigError(
+            f"{path}: configuration file not found: check the path, or run `referee init --config {path}` first"
+        )
+    if env:
+        raise ConfigError(
+            f"{path}: configuration file not found (named by REFEREE_CONFIG): run `referee init` first, "
+            "or fix REFEREE_CONFIG, or give --config"
+        )
+    raise ConfigError(f"no {CONFIG_NAME} here (or in REFEREE_CONFIG): run `referee init` first, or give --config")
 
 
 def new_secret() -> str:
@@ -241,6 +271,28 @@ def new_secret() -> str:
 
 
 # ---------------------------------------------------------------------------- season files
+
+
+def game_options(game: Any) -> list[str]:
+    """The option names a game's engine reads (an engine may declare them as ``options``)."""
+    return sorted(getattr(game, "options", None) or ())
+
+
+def check_options(game: Any, value: Any, where: str) -> dict[str, Any]:
+    """A match's (or a game table's) ``options``: a table of the names the game knows."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be a table such as {{ name = value }}, got {value!r}")
+    if "chips" in value:
+        raise ConfigError(
+            f"{where}: options may not set chips: chips come from the season's starting_chips "
+            "(each player brings their season balance into a match)"
+        )
+    allowed = game_options(game)
+    for name in value:
+        if name not in allowed:
+            known = f"allowed: {', '.join(allowed)}" if allowed else f"{game.title} has no options"
+            raise ConfigError(f"{where}: unknown option {name!r} ({known})")
+    return dict(value)
 
 
 @dataclass
@@ -300,6 +352,8 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         if not isinstance(gtable, dict):
             raise ConfigError(f"{where} [games.{gname}] must be a table")
         _unknown(gtable, {"steps", "reminders", "phase_length", "options"}, f"{where} [games.{gname}]")
+        if "options" in gtable:
+            check_options(GAMES[gname], gtable["options"], f"{where} [games.{gname}] options")
 
     raw_players = data.get("players", [])
     if not isinstance(raw_players, list) or not raw_players:
@@ -419,12 +473,8 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
             {parse_duration(r, f"{mwhere} reminders").total_seconds() for r in reminders_raw}, reverse=True
         )
         options = dict(gtable.get("options", {}))
-        options.update(m.get("options", {}))
-        if "chips" in options:
-            raise ConfigError(
-                f"{mwhere}: options may not set chips: players bring their season balance into a match "
-                "(set starting_chips in [season])"
-            )
+        if "options" in m:
+            options.update(check_options(game, m["options"], f"{mwhere} options"))
         matches.append(
             MatchSpec(
                 key=mkey,

@@ -22,18 +22,19 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from referee.config import ServiceConfig
 from referee.games import GAMES
-from referee.games.base import Game, GameError, ParseError, State
-from referee.mail import guards, tokens
+from referee.games.base import Game, GameError, State
+from referee.mail import tokens
 from referee.mail.compose import compose, make_message_id
-from referee.mail.parse import Inbound as InboundMail
-from referee.mail.parse import message_id_of, parse_message
+from referee.mail.parse import Headers
+from referee.pipeline.ingest import Ingest, InboxTransport
+from referee.pipeline.judge import Judge
 from referee.render import render_mail
 from referee.store.db import Store
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox, Player, Seat
@@ -49,12 +50,6 @@ RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds be
 
 class _Abandoned(Exception):
     """A batch is rolled back because one of its matches failed; it is redone without it."""
-
-
-class InboxTransport(Protocol):
-    def pending(self) -> list[Any]: ...
-    def read(self, item: Any) -> bytes: ...
-    def mark_processed(self, item: Any) -> None: ...
 
 
 class OutboxTransport(Protocol):
@@ -94,6 +89,8 @@ def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
         if ev.kind == "move":
             state = game.apply_move(state, ev.player, ev.payload["move"]).state
         elif ev.kind == "timeout":
+            if "balances" in ev.payload:
+                state = game.with_balances(state, ev.payload["balances"])
             state = game.apply_timeout(state)
     return state
 
@@ -156,7 +153,22 @@ class Referee:
         report.reminders = self.send_reminders(now)
         sent, errors = self.flush_outbox(now)
         report.sent, report.send_errors = sent, errors
+        self._clean_tmp(now)
         return report
+
+    def _clean_tmp(self, now: datetime) -> None:
+        """Leftovers of interrupted deliveries in the Maildirs' tmp/ go after a day (Maildir's rule)."""
+        for transport in (self.inbox, self.outbox):
+            clean = getattr(transport, "clean_tmp", None)
+            if clean is None:
+                continue
+            try:
+                removed = clean(now)
+            except OSError as exc:
+                log.warning("cleaning tmp/ of %s failed: %s", getattr(transport, "path", transport), exc)
+                continue
+            if removed:
+                log.info("removed %d stale file(s) from tmp/ of %s", removed, getattr(transport, "path", transport))
 
     def _last_event_id(self) -> int:
         with self.store.unit_of_work() as session:
@@ -182,287 +194,16 @@ class Referee:
     # ------------------------------------------------------------------ inbound
 
     def ingest(self, now: datetime) -> int:
-        """Copy delivered mail into the database, then mark the files processed.
-
-        The commit comes first: a crash in between leaves the file in new/, and the next
-        ingest finds its Message-ID already stored and only moves it.
-        """
+        """Copy delivered mail into the database, then mark it processed at the transport
+        (:mod:`referee.pipeline.ingest`). Never raises for a file or a mail."""
         if self.inbox is None:
             return 0
-        items = [item for item in self.inbox.pending() if item.delivered_at <= now]
-        count = 0
-        for start in range(0, len(items), BATCH):
-            chunk = items[start : start + BATCH]
-            with self.store.unit_of_work(autoflush=False) as session:
-                mails = {}  # message key -> (item, raw bytes); the first copy of a key wins
-                for item in chunk:
-                    raw = self.inbox.read(item)
-                    mails.setdefault(message_key(raw), (item, raw))
-                stored = set(session.scalars(select(Inbound.message_key).where(Inbound.message_key.in_(mails))))
-                for key, (item, raw) in mails.items():
-                    if key in stored:
-                        log.info("inbound %s: duplicate of a stored message (%s), not stored again", item.key, key)
-                        continue
-                    session.add(
-                        Inbound(
-                            message_key=key, source=item.key, raw=raw, received_at=item.delivered_at, status="pending"
-                        )
-                    )
-                    count += 1
-            for item in chunk:
-                self.inbox.mark_processed(item)
-        return count
+        return Ingest(self.store, self.inbox).run(now).stored
 
     def process_inbound(self, now: datetime, *, before: datetime | None = None) -> TickReport:
-        """Process pending mail that arrived by ``now`` (and strictly before ``before``), in arrival order.
-
-        A batch is one transaction that sends its writes together at commit. A mail whose
-        processing fails (a bug) rolls the batch back; it is then marked failed on its own,
-        its raw bytes kept, and the batch is redone without it. The service goes on.
-        """
-        report = TickReport()
-        while True:
-            batch = TickReport()
-            failing: tuple[int, str] | None = None  # (id, message key) of the mail in hand
-            try:
-                with self.store.unit_of_work(autoflush=False) as session:
-                    query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
-                    if before is not None:
-                        query = query.where(Inbound.received_at < before)
-                    rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
-                    if not rows:
-                        return report
-                    mails = [parse_message(row.raw) for row in rows]
-                    self._load_batch(session, mails)
-                    for row, mail in zip(rows, mails, strict=True):
-                        failing = (row.id, row.message_key)
-                        status = self._handle_inbound(session, row, mail, now)
-                        setattr(batch, status, getattr(batch, status) + 1)
-                    failing = None
-            except (StaleDataError, IntegrityError, OperationalError):
-                raise  # another process got there first, or the database is away: roll back, retry next tick
-            except Exception as exc:  # a bug must never lose the mail or stop the service
-                if failing is None:
-                    raise
-                log.exception("inbound %s (%s): processing failed", *failing)
-                with self.store.unit_of_work() as session:
-                    session.execute(
-                        update(Inbound)
-                        .where(Inbound.id == failing[0])
-                        .values(status="failed", note=f"internal error: {exc!r}"[:2000], processed_at=now)
-                    )
-                report.failed += 1
-                continue
-            report.merge(batch)
-
-    def _load_batch(self, session: Session, mails: list[InboundMail]) -> None:
-        """Load what a batch of mail needs in a few queries instead of a few per mail: the
-        seats (with their matches) the mail speaks for, which :meth:`_authenticate` then finds
-        in the session, and our mails it answers, for :meth:`_late_reply`."""
-        seat_ids, refs = set(), set()
-        for mail in mails:
-            token = tokens.token_from_addresses(mail.to_addrs, self.config.mail.local, self.config.mail.domain)
-            parts = tokens.split_token(token) if token else None
-            if parts:
-                seat_ids.add(parts[0])
-            refs.update(i for i in (mail.in_reply_to, *mail.references) if i)
-        if seat_ids:
-            # The matches with their seats and players; the seats are then in the session too.
-            # (Not one Seat query with the match graph joined in: SQLAlchemy 2.1.9's compiled
-            # loaders crashed the interpreter on that shape with a few hundred seats.)
-            match_ids = set(session.scalars(select(Seat.match_id).where(Seat.id.in_(seat_ids))))
-            # held for the batch: the session keeps loaded objects only while something refers to them
-            session.info["matches"] = session.scalars(
-                select(Match).where(Match.id.in_(match_ids)).options(*MATCH_CONTEXT)
-            ).all()
-        answered: dict[str, tuple[int, int | None, str]] = {}
-        ordered = sorted(refs)
-        for start in range(0, len(ordered), 500):
-            rows = session.execute(
-                select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key).where(
-                    Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None)
-                )
-            )
-            answered.update((message_id, (oid, match_id, step)) for message_id, oid, match_id, step in rows)
-        session.info["answered"] = answered
-
-    def _handle_inbound(self, session: Session, row: Inbound, mail: InboundMail, now: datetime) -> str:
-        why = guards.automated_reason(mail.message, self.own_addresses, self.loop_value)
-        if why:
-            return self._finish(row, "ignored", f"not answered: {why}", now)
-
-        seat = self._authenticate(session, mail)
-        if isinstance(seat, str):
-            return self._unauthenticated(session, row, mail, seat, now)
-        match, player = seat.match, seat.player
-        row.match_id, row.player_id = match.id, player.id
-        game = GAMES[match.game]
-
-        def reject(reason: str, line: str | None = None, penalised: bool = False) -> str:
-            return self._reject(session, row, mail, match, player, now, reason=reason, line=line, penalised=penalised)
-
-        # Timeliness is judged by arrival: close every deadline that passed before this mail came.
-        if self._close_until(session, match, row.received_at):
-            session.flush()  # the late-reply check below reads the closing events
-        if match.status != "running":
-            return reject("This match is over; nothing more can be submitted.")
-        late = self._late_reply(session, mail, match, player)
-        if late is not None:
-            return reject(late)
-
-        state = match.state
-        try:
-            moves = game.parse(state, player.key, mail.body)
-        except ParseError as exc:
-            return reject(exc.reason, exc.line)
-        if not moves:
-            return reject("Your mail contains no move.")
-        # A mail is all or nothing: every move in it is accepted, or none is recorded -- except
-        # where the rules punish a well-formed illegal move: the penalty stands (with the moves
-        # before it, on which it was computed).
-        step_before = match.step_key
-        logged: list[dict[str, Any]] = []
-        for move in moves:
-            applied = game.apply_move(state, player.key, move)
-            if applied.changed:
-                state = applied.state
-                logged.append({"move": move, "accepted": applied.accepted})
-            if not applied.accepted:
-                if applied.changed:
-                    self._record_moves(session, match, game, player, logged, state, row)
-                return reject(applied.reason or "That move is not allowed now.", penalised=applied.changed)
-        self._record_moves(session, match, game, player, logged, state, row)
-        self._mail_player(
-            session, "receipt", match, player, dedupe=f"receipt:{row.message_key}", reply_to_mail=mail, at=now
-        )
-        if match.step_key != step_before:
-            self._announce_step(session, match, row.received_at)
-        return self._finish(row, "accepted", f"{len(logged)} move(s) for {match.key}", now)
-
-    def _record_moves(
-        self,
-        session: Session,
-        match: Match,
-        game: Game,
-        player: Player,
-        logged: list[dict[str, Any]],
-        state: State,
-        row: Inbound,
-    ) -> None:
-        for payload in logged:
-            self._log_event(session, match, "move", player.key, payload, row.received_at, inbound_id=row.id)
-        self._save_state(session, match, game, state, row.received_at)
-
-    def _authenticate(self, session: Session, mail: InboundMail) -> Seat | str:
-        """The seat a mail speaks for, or why not: a valid token AND the registered From."""
-        token = tokens.token_from_addresses(mail.to_addrs, self.config.mail.local, self.config.mail.domain)
-        if token is None:
-            return "no-token"
-        parts = tokens.split_token(token)
-        seat = session.get(Seat, parts[0]) if parts else None  # loaded with its match by _load_batch
-        if seat is None or not tokens.verify_token(self.config.secret, token, seat.match.key, seat.player.key):
-            return "bad-token"
-        if mail.from_addr != seat.player.email or guards.sender_authentication_failed(mail.message):
-            return f"spoof:{seat.id}"
-        return seat
-
-    def _unauthenticated(self, session: Session, row: Inbound, mail: InboundMail, why: str, now: datetime) -> str:
-        """Never obey, never answer a stranger; tell a registered player what went wrong."""
-        if why.startswith("spoof:"):
-            seat = session.get(Seat, int(why.split(":")[1]))
-            log.warning(
-                "inbound %s: From %s is not the registered address of %s in %s; ignored",
-                row.id,
-                mail.from_addr,
-                seat.player.key,
-                seat.match.key,
-            )
-            self._mail_player(
-                session,
-                "spoof",
-                seat.match,
-                seat.player,
-                dedupe=f"spoof:{row.message_key}",
-                at=now,
-                extra={"sender": mail.from_addr, "received": row.received_at},
-            )
-            row.match_id = seat.match_id
-            return self._finish(row, "rejected", f"sender {mail.from_addr} is not the seat's registered address", now)
-        players = session.scalars(select(Player).where(Player.email == mail.from_addr)).all()
-        if not players:
-            log.warning("inbound %s: %s from unknown sender %s; dropped", row.id, why, mail.from_addr)
-            return self._finish(row, "ignored", f"{why}; unknown sender {mail.from_addr}, not answered", now)
-        player = players[0]
-        seats = session.scalars(
-            select(Seat).join(Match).where(Seat.player_id.in_([p.id for p in players]), Match.status == "running")
-        ).all()
-        # match=None: this answer must carry no match's reply address, or a reply to it could
-        # land in the wrong match of a player who plays several.
-        self._mail_player(
-            session,
-            "unaddressed",
-            None,
-            player,
-            dedupe=f"unaddressed:{row.message_key}",
-            reply_to_mail=mail,
-            at=now,
-            extra={"running": [s.match.key for s in seats], "invalid_address": why == "bad-token"},
-        )
-        return self._finish(row, "rejected", f"{why}: not sent to a valid reply address of a match", now)
-
-    def _late_reply(self, session: Session, mail: InboundMail, match: Match, player: Player) -> str | None:
-        """A reply to one of our mails about a step that has closed since is not moved to the next step."""
-        answered = session.info.get("answered", {})
-        ours = [answered[i] for i in (mail.in_reply_to, *mail.references) if i in answered]
-        ours = [entry for entry in ours if entry[1] == match.id]
-        if not ours:
-            return None
-        step = max(ours)[2]  # the newest of our mails that it answers
-        if step == match.step_key:
-            return None
-        closed = session.scalars(
-            select(Event).where(Event.match_id == match.id, Event.kind == "timeout", Event.step_key == step)
-        ).first()
-        if closed is None:
-            return None
-        title = closed.payload.get("title") or step
-        now_open = GAMES[match.game].step(match.state)
-        return (
-            f"Your mail answers our mail about {title}, which closed at its deadline, "
-            f"{local_time(closed.at, player.timezone)}, before your mail arrived; so nothing in it was recorded. "
-            f"{now_open.title if now_open else 'The next step'} is open now: use the form below."
-        )
-
-    def _reject(
-        self,
-        session: Session,
-        row: Inbound,
-        mail: InboundMail,
-        match: Match,
-        player: Player,
-        now: datetime,
-        *,
-        reason: str,
-        line: str | None,
-        penalised: bool = False,
-    ) -> str:
-        self._mail_player(
-            session,
-            "error",
-            match,
-            player,
-            dedupe=f"error:{row.message_key}",
-            reply_to_mail=mail,
-            at=now,
-            extra={"error": {"reason": reason, "line": line, "penalised": penalised}, "quoted": mail.body},
-        )
-        log.info("inbound %s for %s/%s rejected: %s", row.id, match.key, player.key, reason)
-        return self._finish(row, "rejected", reason, now)
-
-    @staticmethod
-    def _finish(row: Inbound, status: str, note: str, now: datetime) -> str:
-        row.status, row.note, row.processed_at = status, note[:2000], now
-        return status
+        """Judge pending mail that arrived by ``now`` (and before ``before``), in arrival order
+        (:mod:`referee.pipeline.judge`)."""
+        return Judge(self).process(now, before=before)
 
     # ------------------------------------------------------------------ starting and closing steps
 
@@ -557,13 +298,24 @@ class Referee:
         step_key = match.step_key
         step = game.step(match.state)
         missing = game.awaiting(match.state)
-        state = game.apply_timeout(match.state)
+        # The settlement is judged against what each player holds in the season right now
+        # (other matches settle too): the ledger's balance, recorded for replays.
+        if any(isinstance(obj, LedgerEntry) for obj in session.new):
+            session.flush()
+        balances = {seat.player.key: self._balance(session, match.season_id, seat.player.key) for seat in match.seats}
+        state = game.apply_timeout(game.with_balances(match.state, balances))
         after = game.step(state)
         if after is not None and after.key == step_key:
             # a deadline must move the match on, or its deadline would stay due forever
             raise GameError(f"{game.name}: apply_timeout left step {step_key} open")
         self._log_event(
-            session, match, "timeout", None, {"missing": list(missing), "title": step.title}, at, step_key=step_key
+            session,
+            match,
+            "timeout",
+            None,
+            {"missing": list(missing), "title": step.title, "balances": balances},
+            at,
+            step_key=step_key,
         )
         self._save_state(session, match, game, state, at)
         log.info(
@@ -715,9 +467,10 @@ class Referee:
         *,
         dedupe: str,
         at: datetime,
-        reply_to_mail: InboundMail | None = None,
+        reply_to_mail: Headers | None = None,
         extra: dict[str, Any] | None = None,
         thread_root: bool = False,
+        inbound_id: int | None = None,
     ) -> None:
         """Render, compose and put one mail in the outbox. Each mail is written once: its
         dedupe key is unique in the outbox, and the transaction that writes it is the one
@@ -736,9 +489,9 @@ class Referee:
             else:
                 references.append(root)
         in_reply_to = None
-        if reply_to_mail is not None:
+        if reply_to_mail is not None and reply_to_mail.message_id:
             in_reply_to = reply_to_mail.message_id
-            references.extend(r for r in reply_to_mail.references if r not in references)
+            references.extend(reply_to_mail.references)  # compose keeps each id once and trims the chain
             references.append(reply_to_mail.message_id)
         data = compose(
             from_addr=self.config.mail.address,
@@ -763,6 +516,7 @@ class Referee:
                 match_id=match.id if match else None,
                 step_key=match.step_key if match else None,
                 to_addr=player.email,
+                inbound_id=inbound_id,
                 message=data,
                 status="pending",
                 attempts=0,
@@ -846,11 +600,6 @@ class Referee:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def message_key(raw: bytes) -> str:
-    """The idempotency key of an inbound mail: its Message-ID, else a hash of its bytes."""
-    return message_id_of(raw)
 
 
 def start_due_by(now: datetime) -> tuple[Any, ...]:

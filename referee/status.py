@@ -10,7 +10,7 @@ from sqlalchemy.orm import selectinload
 from referee.config import ConfigError
 from referee.games import GAMES
 from referee.store.db import Store
-from referee.store.models import Inbound, Match, Outbox, Seat
+from referee.store.models import InboxProblem, Inbound, Match, Outbox, Seat
 from referee.timefmt import duration
 
 
@@ -66,36 +66,98 @@ def match_lines(match: Match, now: datetime) -> list[str]:
 
 
 def mail_lines(session) -> list[str]:
+    """Mail queues, and what is wrong with them: quarantined mail with its reason, mail
+    waiting for delivery with its last error, inbox files that cannot be read."""
     inbound = dict(session.execute(select(Inbound.status, func.count()).group_by(Inbound.status)).all())
     outbox = dict(session.execute(select(Outbox.status, func.count()).group_by(Outbox.status)).all())
     lines = [
         "mail in:  " + (", ".join(f"{k} {v}" for k, v in sorted(inbound.items())) or "none yet"),
         "mail out: " + (", ".join(f"{k} {v}" for k, v in sorted(outbox.items())) or "none yet"),
     ]
+    quarantined = session.scalars(
+        select(Inbound).where(Inbound.status == "quarantined").order_by(Inbound.id.desc()).limit(5)
+    ).all()
+    if quarantined:
+        lines.append(
+            f"  quarantined inbound mail: {inbound.get('quarantined', 0)}"
+            " (`referee quarantine` lists them; `referee quarantine --requeue ID` after a fix)"
+        )
+    for row in quarantined:
+        lines.append(f"    inbound {row.id} from {row.sender or '?'} ({row.source}): {row.note}")
+    retrying = session.scalars(
+        select(Outbox)
+        .where(Outbox.status == "pending", Outbox.last_error.is_not(None))
+        .order_by(Outbox.next_attempt_at)
+        .limit(5)
+    ).all()
+    if retrying:
+        count = session.scalar(
+            select(func.count()).select_from(Outbox).where(Outbox.status == "pending", Outbox.last_error.is_not(None))
+        )
+        lines.append(f"  waiting for another delivery attempt: {count} (`referee requeue` retries them now)")
+    for row in retrying:
+        lines.append(
+            f"    to {row.to_addr}: {row.attempts} attempt(s), next {row.next_attempt_at:%Y-%m-%d %H:%M} UTC;"
+            f" last error: {row.last_error}"
+        )
     failed = session.scalars(select(Outbox).where(Outbox.status == "failed").order_by(Outbox.id.desc()).limit(5)).all()
     for row in failed:
         lines.append(f"  undeliverable to {row.to_addr} after {row.attempts} attempts: {row.last_error}")
-    broken = session.scalars(
-        select(Inbound).where(Inbound.status == "failed").order_by(Inbound.id.desc()).limit(5)
-    ).all()
-    for row in broken:
-        lines.append(f"  inbound {row.id} ({row.message_key}) failed: {row.note}")
+    problems = session.scalars(select(InboxProblem).order_by(InboxProblem.first_seen).limit(5)).all()
+    if problems:
+        count = session.scalar(select(func.count()).select_from(InboxProblem))
+        lines.append(f"  inbox files the referee cannot handle: {count} (skipped; fix their owner or mode)")
+    for problem in problems:
+        lines.append(
+            f"    {problem.source}: {problem.reason} (since {problem.first_seen:%Y-%m-%d %H:%M} UTC, {problem.count}x)"
+        )
     return lines
 
 
-def requeue_failed(store: Store, *, inbound: bool, outbound: bool) -> tuple[int, int]:
-    """Put failed mail back in line: inbound to be processed again (judged by its arrival time
-    against the step open now), outbound to be delivered again with a fresh set of attempts."""
-    counts = [0, 0]
+def quarantine_text(store: Store) -> str:
+    """Every quarantined inbound mail with why it is there."""
     with store.unit_of_work() as session:
-        if inbound:
-            result = session.execute(
-                update(Inbound).where(Inbound.status == "failed").values(status="pending", processed_at=None)
+        rows = session.scalars(select(Inbound).where(Inbound.status == "quarantined").order_by(Inbound.id)).all()
+        if not rows:
+            return "No quarantined mail."
+        out = [f"{len(rows)} quarantined mail(s); after fixing the cause: referee quarantine --requeue ID (or all)"]
+        for row in rows:
+            out.append(
+                f"inbound {row.id}: arrived {row.received_at:%Y-%m-%d %H:%M:%S} UTC, from {row.sender or '?'},"
+                f" file {row.source}, Message-ID {row.message_id or '(none)'}, {row.attempts} failed attempt(s)"
             )
-            counts[0] = result.rowcount
+            out.append(f"  why: {row.note}")
+        return "\n".join(out)
+
+
+def requeue_quarantined(store: Store, ids: list[int] | None) -> int:
+    """Put quarantined mail back in line (all of it when ``ids`` is None): judged again by
+    its arrival time against the step open now."""
+    with store.unit_of_work() as session:
+        query = update(Inbound).where(Inbound.status == "quarantined")
+        if ids is not None:
+            query = query.where(Inbound.id.in_(ids))
+        return session.execute(query.values(status="pending", attempts=0, processed_at=None, rule=None)).rowcount
+
+
+def requeue_failed(store: Store, *, inbound: bool, outbound: bool, now: datetime | None = None) -> tuple[int, int]:
+    """Put failed mail back in line: inbound to be judged again (by its arrival time against
+    the step open now), outbound to be delivered again with a fresh set of attempts. With
+    ``now``, outbound mail waiting for a retry is also made due now."""
+    counts = [0, 0]
+    if inbound:
+        counts[0] = requeue_quarantined(store, None)
+    with store.unit_of_work() as session:
         if outbound:
             result = session.execute(
                 update(Outbox).where(Outbox.status == "failed").values(status="pending", attempts=0)
             )
             counts[1] = result.rowcount
+            if now is not None:
+                result = session.execute(
+                    update(Outbox)
+                    .where(Outbox.status == "pending", Outbox.next_attempt_at > now)
+                    .values(next_attempt_at=now)
+                )
+                counts[1] += result.rowcount
     return counts[0], counts[1]

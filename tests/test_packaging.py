@@ -45,7 +45,7 @@ def test_templates_render_from_an_unpacked_wheel(wheel, tmp_path):
     code = (
         "import referee.render as r, sys; d = r.template_dir(); "
         "assert str(d).startswith(sys.argv[1]), d; "
-        "ctx = {'player': {'name': 'A'}, 'running': [], 'invalid_address': False}; "
+        "ctx = {'player': {'name': 'A'}, 'running': [], 'damaged': None}; "
         "print(r.render_mail('common', 'unaddressed', ctx).subject)"
     )
     proc = subprocess.run(

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 from referee.mail.guards import LOOP_HEADER
 
-__all__ = ["compose", "make_message_id"]
+__all__ = ["compose", "make_message_id", "trim_references"]
 
 _MANAGED = frozenset(h.lower() for h in (
     "From", "To", "Reply-To", "Subject", "Date", "Message-ID", "In-Reply-To",
@@ -31,6 +31,8 @@ _MANAGED = frozenset(h.lower() for h in (
 ))
 _AUTO_SUBMITTED = frozenset({"auto-generated", "auto-replied", "no"})
 CRLF = "\r\n"
+MAX_ID_LENGTH = 250  # an id longer than this is not written (it could not share a line)
+REFERENCES_BUDGET = 980  # "References: " + this stays within 998 characters
 
 
 def compose(
@@ -57,6 +59,8 @@ def compose(
     (brackets are tolerated). *date* must be timezone-aware; it is written in UTC.
     *auto_submitted* is RFC 3834's "auto-replied" for answers to a mail,
     "auto-generated" otherwise. *extra_headers* may not replace a header set here.
+    Ids that cannot be written (non-ASCII, spaces, over 250 characters) are left out, and
+    the References chain is trimmed to one line (:func:`trim_references`).
     """
     if date.tzinfo is None or date.utcoffset() is None:
         raise ValueError("date must be timezone-aware")
@@ -77,10 +81,11 @@ def compose(
         ("Date", format_datetime(date.astimezone(timezone.utc))),
         ("Message-ID", _bracket(message_id)),
     ]
-    if in_reply_to:
+    if in_reply_to and _usable_id(in_reply_to):
         headers.append(("In-Reply-To", _bracket(in_reply_to)))
-    if references:
-        headers.append(("References", _fold_ids([_bracket(r) for r in references])))
+    chain = trim_references([r for r in references if _usable_id(r)])
+    if chain:
+        headers.append(("References", " ".join(_bracket(r) for r in chain)))
     headers += [("Auto-Submitted", auto_submitted), (LOOP_HEADER, _one_line(loop_value))]
     headers += [(name, _unstructured(_one_line(value))) for name, value in extra_headers.items()]
     headers.append(("MIME-Version", "1.0"))
@@ -127,14 +132,34 @@ def _unstructured(value: str) -> str:
     return Header(value, "utf-8", header_name="Subject").encode(linesep=CRLF)
 
 
-def _fold_ids(ids: list[str]) -> str:
-    """Message-ids separated by spaces, folded so no line exceeds 998 characters."""
-    lines = [""]
-    for msg_id in ids:
-        if lines[-1] and len(lines[-1]) + len(msg_id) + 1 > 900:
-            lines.append("")
-        lines[-1] = f"{lines[-1]} {msg_id}" if lines[-1] else msg_id
-    return (CRLF + " ").join(lines)
+def trim_references(ids: Sequence[str], budget: int = REFERENCES_BUDGET) -> list[str]:
+    """The References chain cut to fit one header line, as RFC 5322 3.6.4 suggests: the
+    first id (the thread's root) and as many of the most recent ones as fit in *budget*
+    characters (brackets and spaces included)."""
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        return []
+    kept_tail: list[str] = []
+    used = len(ids[0]) + 2
+    for msg_id in reversed(ids[1:]):
+        cost = len(msg_id) + 3
+        if used + cost > budget:
+            break
+        kept_tail.append(msg_id)
+        used += cost
+    return [ids[0], *reversed(kept_tail)]
+
+
+def _usable_id(msg_id: str) -> bool:
+    """Can this id be written in a header as ``<id>``? Printable ASCII without spaces or
+    brackets, short enough for one line (ids seen in the wild break all of these)."""
+    bare = msg_id.strip().strip("<>").strip()
+    return (
+        0 < len(bare) <= MAX_ID_LENGTH
+        and bare.isascii()
+        and bare.isprintable()
+        and not any(c in bare for c in " <>\t")
+    )
 
 
 def _part_headers(subtype: str, content: str) -> list[tuple[str, str]]:

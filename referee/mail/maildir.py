@@ -24,13 +24,14 @@ import re
 import socket
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email.utils import parseaddr
 from pathlib import Path
 
 __all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "deliver_to_maildir"]
 
 SEEN_INFO = ":2,S"
+TMP_MAX_AGE = timedelta(days=1)  # a file left in tmp/ this long is an interrupted delivery
 
 _counter = itertools.count(1)
 
@@ -74,6 +75,10 @@ class MaildirInbox:
     def read(self, item: InboxItem) -> bytes:
         return item.path.read_bytes()
 
+    def clean_tmp(self, now: datetime) -> int:
+        """Remove files older than a day from ``tmp/``; returns how many."""
+        return _clean_tmp(self.path, now)
+
     def mark_processed(self, item: InboxItem) -> None:
         """Move the message to ``cur/`` as seen (``<key>:2,S``).
 
@@ -102,6 +107,17 @@ class MaildirOutbox:
             _ensure_maildir(self.path)
         else:
             self.path.mkdir(parents=True, exist_ok=True)
+
+    def clean_tmp(self, now: datetime) -> int:
+        """Remove files older than a day from every ``tmp/`` of the outbox; returns how many."""
+        if not self.per_address:
+            return _clean_tmp(self.path, now)
+        removed = 0
+        with os.scandir(self.path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and os.path.isdir(os.path.join(entry.path, "tmp")):
+                    removed += _clean_tmp(Path(entry.path), now)
+        return removed
 
     def maildir_for(self, recipient: str) -> Path:
         """The Maildir that *recipient*'s mail goes to."""
@@ -170,6 +186,24 @@ def deliver_to_maildir(
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _clean_tmp(maildir: Path, now: datetime) -> int:
+    """Maildir's rule: a file in ``tmp/`` untouched for a day is a delivery that never finished."""
+    cutoff = (now - TMP_MAX_AGE).timestamp()
+    removed = 0
+    try:
+        entries = list(os.scandir(maildir / "tmp"))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+        except FileNotFoundError:
+            continue
+    return removed
 
 
 def _ensure_maildir(path: Path) -> None:

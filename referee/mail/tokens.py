@@ -20,6 +20,7 @@ from typing import Iterable
 __all__ = [
     "make_token",
     "reply_address",
+    "detail_addresses",
     "split_token",
     "token_from_addresses",
     "verify_token",
@@ -27,6 +28,9 @@ __all__ = [
 
 SIGNATURE_LENGTH = 13
 MAX_LOCAL_PART = 64  # RFC 5321 section 4.5.3.1.1
+# Seat ids are database ids; a token naming a larger one is not ours (and must not reach a
+# query: SQLite refuses integers past 2**63, PostgreSQL's integer column past 2**31).
+MAX_SEAT_ID = 2**31 - 1
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SEAT = re.compile(r"0|[1-9a-z][0-9a-z]{0,12}")
@@ -50,7 +54,10 @@ def split_token(token: str) -> tuple[int, str] | None:
     )
     if not well_formed:
         return None
-    return int(seat, 36), signature
+    seat_id = int(seat, 36)  # at most 13 base36 digits: cheap
+    if seat_id > MAX_SEAT_ID:
+        return None
+    return seat_id, signature
 
 
 def verify_token(secret: bytes, token: str, match_key: str, player_key: str) -> bool:
@@ -87,6 +94,19 @@ def token_from_addresses(addrs: Iterable[str], local: str, domain: str) -> str |
         if split_token(token) is not None:
             return token
     return None
+
+
+def detail_addresses(addrs: Iterable[str], local: str, domain: str) -> list[str]:
+    """The ``local+detail@domain`` addresses among *addrs* (lowercased): mail that was meant
+    for a personal reply address, whether or not its token survived the way here."""
+    prefix = f"{local.strip().lower()}+"
+    domain = domain.strip().lower()
+    found = []
+    for addr in addrs:
+        local_part, at, addr_domain = addr.strip().strip("<>").strip().lower().rpartition("@")
+        if at and addr_domain == domain and local_part.startswith(prefix):
+            found.append(f"{local_part}@{addr_domain}")
+    return found
 
 
 def _signature(secret: bytes, seat_id: int, match_key: str, player_key: str) -> str:

@@ -167,7 +167,7 @@ def test_forged_token_from_registered_player_is_not_obeyed_and_explained(world):
     assert match_row(world).state == before
     rows = outbox_rows(world, kind="unaddressed")
     assert [r.to_addr for r in rows] == ["alice@example.test"]
-    assert "reply address that is not valid" in world.last_text("alice")
+    assert "is damaged" in world.last_text("alice")
 
 
 def test_unknown_sender_without_token_is_dropped_silently(world):
@@ -311,7 +311,12 @@ def test_ingest_is_idempotent_by_message_id(world):
     deliver_to_maildir(world.config.mail.inbox, data, delivered_at=START + timedelta(hours=1))
     world.tick(START + timedelta(hours=2))
     with world.store.unit_of_work() as session:
-        assert session.scalar(select(func.count()).select_from(Inbound)) == 1
+        rows = session.scalars(select(Inbound).order_by(Inbound.id)).all()
+        # the second copy is recorded as a duplicate of the first, and never processed
+        assert [(r.status, r.rule, r.duplicate_of) for r in rows] == [
+            ("accepted", None, None),
+            ("ignored", "duplicate", rows[0].id),
+        ]
         assert session.scalar(select(func.count()).select_from(Event).where(Event.kind == "move")) == 1
 
 
@@ -329,7 +334,9 @@ def test_a_bug_while_processing_never_loses_the_mail_nor_stops_the_service(world
     assert match_row(world).state == before
     with world.store.unit_of_work() as session:
         row = session.scalar(select(Inbound))
-        assert row.status == "failed" and b"ROULETTE" in row.raw
+        # tried twice, then quarantined with the reason, the raw mail kept
+        assert row.status == "quarantined" and row.attempts == 2 and b"ROULETTE" in row.raw
+        assert "engine bug" in row.note
 
 
 def test_outbox_retries_then_gives_up(world):

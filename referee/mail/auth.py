@@ -1,0 +1,92 @@
+"""Who a mail speaks for, judged on its headers alone, before any body is read.
+
+A mail speaks for a seat only when BOTH hold: it went to that seat's personal reply
+address (``referee+<token>@domain``, the token signed with the server secret) and it
+came from the seat player's registered address, with no DMARC failure recorded by our
+MTA. Everything else is a :class:`Claim` of another kind, which the service answers
+(to the registered address only) or ignores, and never obeys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from referee.mail import guards, tokens
+from referee.mail.parse import Headers
+
+__all__ = ["Claim", "authenticate", "names_a_group"]
+
+Kind = Literal["seat", "spoofed", "damaged", "general"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``seat``: obey it, for ``seat``. ``spoofed``: a genuine reply address of ``seat``, but
+    not from its player (``found`` is what the From said, "" when nothing usable). ``damaged``:
+    sent to a personal reply address whose token is not valid (``address`` as found).
+    ``general``: sent to the general address only."""
+
+    kind: Kind
+    seat: Any = None  # the ORM Seat (with .match and .player) for "seat" and "spoofed"
+    found: str = ""
+    address: str = ""
+    dmarc_failed: bool = False  # spoofed: the From was right, but our MTA recorded a DMARC failure
+
+
+def authenticate(
+    headers: Headers,
+    *,
+    secret: bytes,
+    local: str,
+    domain: str,
+    find_seat: Callable[[int], Any],
+) -> Claim:
+    """Judge *headers*. ``find_seat(seat_id)`` returns the seat or None; it is called at most
+    once, with an id in the range of real seats (no mail can make it query an absurd id)."""
+    token = tokens.token_from_addresses(headers.to_addrs, local, domain)
+    detail = tokens.detail_addresses(headers.to_addrs, local, domain)
+    if token is None:
+        return Claim("damaged", address=detail[0]) if detail else Claim("general")
+    parts = tokens.split_token(token)
+    seat = find_seat(parts[0]) if parts else None
+    if seat is None or not tokens.verify_token(secret, token, seat.match.key, seat.player.key):
+        return Claim("damaged", address=f"{local}+{token}@{domain}")
+    sender_ok = (
+        headers.from_count == 1
+        and headers.from_addr == seat.player.email.lower()
+        and not names_a_group(headers.from_header)
+    )
+    if not sender_ok:
+        return Claim("spoofed", seat=seat, found=headers.from_header)
+    if guards.sender_authentication_failed(headers.message):
+        return Claim("spoofed", seat=seat, found=headers.from_header, dmarc_failed=True)
+    return Claim("seat", seat=seat)
+
+
+def names_a_group(value: str) -> bool:
+    """Is this From a group (``name: addr, ...;``)? RFC 5322 allows only mailboxes in From,
+    so a group, even one holding the registered address, is not the player's own mail.
+    One pass: quoted strings, comments and angle addresses are skipped."""
+    depth, quoted, angle, escaped = 0, False, False, False
+    for char in value:
+        if escaped:
+            escaped = False
+        elif char == "\\" and (quoted or depth):
+            escaped = True
+        elif quoted:
+            quoted = char != '"'
+        elif depth:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+        elif angle:
+            angle = char != ">"
+        elif char == '"':
+            quoted = True
+        elif char == "(":
+            depth = 1
+        elif char == "<":
+            angle = True
+        elif char == ":":
+            return True
+    return False

@@ -1,0 +1,2 @@
+"""The stages of the service, each one job: ingest (transport -> stored rows), judging,
+the clock, delivery (outbox -> transport). :mod:`referee.service` strings them together."""

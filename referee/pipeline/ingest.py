@@ -1,0 +1,230 @@
+"""Ingest: delivered mail -> stored inbound rows, committed before the transport forgets it.
+
+The commit comes first: a crash in between leaves the file in ``new/``; the next ingest
+finds its content already stored (same digest, same source) and only moves it.
+
+Nothing a single file or mail does can stop ingest, nor what comes after it in a tick:
+* a file that cannot be read or moved is skipped, logged and recorded as an inbox
+  problem (``referee status`` shows it) until it can;
+* a mail is stored whatever its content: values taken from it are cut to their columns
+  (the raw mail is kept whole), so no column can be overflowed;
+* a batch that the database refuses is stored again mail by mail, so one refusal costs
+  only its own mail (recorded as a problem, retried next tick).
+
+Duplicates: a delivery whose content (without trace headers) is already stored is the
+same mail again; it is recorded as ``ignored`` by the rule ``duplicate`` and never
+processed. A Message-ID shared with different content is a collision, not a duplicate:
+the mail is stored and processed like any other (and the collision logged).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlalchemy import delete, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from referee.mail.identity import bounded, content_digest
+from referee.mail.parse import parse_headers
+from referee.store.db import Store
+from referee.store.models import InboxProblem, Inbound
+
+log = logging.getLogger("referee.ingest")
+
+BATCH = 200
+
+
+class InboxTransport(Protocol):
+    def pending(self) -> list[Any]:
+        """Items waiting, oldest first; each has ``key`` (str) and ``delivered_at`` (aware UTC)."""
+
+    def read(self, item: Any) -> bytes: ...
+
+    def mark_processed(self, item: Any) -> None: ...
+
+
+@dataclass
+class IngestReport:
+    stored: int = 0
+    duplicates: int = 0
+    problems: int = 0
+    sources_with_problems: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Mail:
+    item: Any
+    raw: bytes
+    digest: str
+    message_id: str | None
+    sender: str | None
+
+
+class Ingest:
+    def __init__(self, store: Store, inbox: InboxTransport):
+        self.store = store
+        self.inbox = inbox
+
+    def run(self, now: datetime) -> IngestReport:
+        report = IngestReport()
+        try:
+            items = [item for item in self.inbox.pending() if item.delivered_at <= now]
+        except OSError as exc:
+            self._problem(report, getattr(self.inbox, "path", "inbox"), f"cannot list the inbox: {_os_error(exc)}", now)
+            self._forget_solved(report)
+            return report
+        for start in range(0, len(items), BATCH):
+            chunk = items[start : start + BATCH]
+            mails = [mail for mail in (self._read(item, report, now) for item in chunk) if mail is not None]
+            try:
+                stored = self._store(mails, now)
+            except SQLAlchemyError:
+                log.exception("ingest: a batch of %d mails was refused; storing them one by one", len(mails))
+                stored = []
+                for mail in mails:
+                    try:
+                        stored += self._store([mail], now)
+                    except SQLAlchemyError as exc:
+                        log.exception("ingest: %s could not be stored", mail.item.key)
+                        self._problem(report, mail.item.key, f"the database refused it: {type(exc).__name__}", now)
+            for mail, duplicate in stored:
+                report.stored += not duplicate
+                report.duplicates += duplicate
+                self._mark(mail, report, now)
+        self._forget_solved(report)
+        return report
+
+    # ------------------------------------------------------------------ steps
+
+    def _read(self, item: Any, report: IngestReport, now: datetime) -> _Mail | None:
+        try:
+            raw = self.inbox.read(item)
+        except OSError as exc:
+            log.warning("ingest: cannot read %s (%s); skipped, tried again next tick", item.key, _os_error(exc))
+            self._problem(report, item.key, f"cannot read the file: {_os_error(exc)}", now)
+            return None
+        headers = parse_headers(raw)
+        return _Mail(
+            item=item,
+            raw=raw,
+            digest=content_digest(raw),
+            message_id=bounded(headers.message_id, 255),
+            sender=bounded(headers.from_addr, 320) or None,
+        )
+
+    def _store(self, mails: list[_Mail], now: datetime) -> list[tuple[_Mail, bool]]:
+        """Store a batch in one transaction; ``(mail, is_duplicate)`` for each mail stored."""
+        if not mails:
+            return []
+        done: list[tuple[_Mail, bool]] = []
+        with self.store.unit_of_work(autoflush=False) as session:
+            known = {
+                digest: (row_id, source)
+                for row_id, digest, source in session.execute(
+                    select(Inbound.id, Inbound.dedupe_key, Inbound.source).where(
+                        Inbound.dedupe_key.in_({m.digest for m in mails})
+                    )
+                )
+            }
+            self._log_collisions(session, mails, known)
+            originals: dict[str, Inbound] = {}
+            duplicates: list[tuple[_Mail, Inbound | int]] = []
+            for mail in mails:
+                if mail.digest in known:
+                    row_id, source = known[mail.digest]
+                    if source == bounded(mail.item.key, 500):
+                        done.append((mail, False))  # stored before a crash; only the move is left
+                    else:
+                        duplicates.append((mail, row_id))
+                elif mail.digest in originals:
+                    duplicates.append((mail, originals[mail.digest]))
+                else:
+                    row = Inbound(
+                        dedupe_key=mail.digest,
+                        message_id=mail.message_id,
+                        source=bounded(mail.item.key, 500),
+                        raw=mail.raw,
+                        received_at=mail.item.delivered_at,
+                        status="pending",
+                        attempts=0,
+                        sender=mail.sender,
+                    )
+                    session.add(row)
+                    originals[mail.digest] = row
+                    done.append((mail, False))
+            if duplicates:
+                session.flush()  # the originals of this batch get their ids
+            for mail, original in duplicates:
+                original_id = original if isinstance(original, int) else original.id
+                log.info("ingest: %s is a duplicate of inbound %s; not processed again", mail.item.key, original_id)
+                session.add(
+                    Inbound(
+                        dedupe_key=None,
+                        duplicate_of=original_id,
+                        message_id=mail.message_id,
+                        source=bounded(mail.item.key, 500),
+                        raw=b"",  # the original holds the content
+                        received_at=mail.item.delivered_at,
+                        status="ignored",
+                        rule="duplicate",
+                        note=f"duplicate: the same mail as inbound {original_id}, delivered again; not processed",
+                        attempts=0,
+                        sender=mail.sender,
+                        processed_at=now,
+                    )
+                )
+                done.append((mail, True))
+        return done
+
+    @staticmethod
+    def _log_collisions(session: Any, mails: list[_Mail], known: dict[str, Any]) -> None:
+        ids = {m.message_id for m in mails if m.message_id and m.digest not in known}
+        if not ids:
+            return
+        for (message_id,) in session.execute(select(Inbound.message_id).where(Inbound.message_id.in_(ids)).limit(50)):
+            log.warning(
+                "ingest: Message-ID %s was seen before with different content: a collision, processed as a new mail",
+                message_id,
+            )
+
+    def _mark(self, mail: _Mail, report: IngestReport, now: datetime) -> None:
+        try:
+            self.inbox.mark_processed(mail.item)
+        except OSError as exc:
+            log.warning("ingest: %s is stored but could not be marked processed (%s)", mail.item.key, _os_error(exc))
+            self._problem(report, mail.item.key, f"stored, but cannot be moved out of new/: {_os_error(exc)}", now)
+
+    # ------------------------------------------------------------------ problems
+
+    def _problem(self, report: IngestReport, source: Any, reason: str, now: datetime) -> None:
+        """Record (or refresh) an inbox problem; never raises."""
+        source = bounded(str(source), 500) or "?"
+        report.problems += 1
+        report.sources_with_problems.add(source)
+        try:
+            with self.store.unit_of_work() as session:
+                row = session.scalar(select(InboxProblem).where(InboxProblem.source == source))
+                if row is None:
+                    session.add(InboxProblem(source=source, reason=reason, first_seen=now, last_seen=now, count=1))
+                else:
+                    row.reason, row.last_seen, row.count = reason, now, row.count + 1
+        except SQLAlchemyError:
+            log.exception("ingest: could not record the problem with %s", source)
+
+    def _forget_solved(self, report: IngestReport) -> None:
+        """Problems not met again in this run are solved (the file was read, moved or removed)."""
+        try:
+            with self.store.unit_of_work() as session:
+                query = delete(InboxProblem)
+                if report.sources_with_problems:
+                    query = query.where(InboxProblem.source.not_in(report.sources_with_problems))
+                session.execute(query)
+        except SQLAlchemyError:
+            log.exception("ingest: could not clear solved inbox problems")
+
+
+def _os_error(exc: OSError) -> str:
+    return f"{exc.strerror or type(exc).__name__}" + (f": {exc.filename}" if exc.filename else "")

@@ -1,0 +1,551 @@
+"""Judging: one stored inbound mail -> one decision (accepted, rejected, ignored).
+
+The order of the checks is the order of trust:
+
+1. the RFC 3834 / loop guards, on the headers (never answered: ``ignored`` by the rule);
+2. authentication, on the headers (:mod:`referee.mail.auth`): only a mail to a seat's
+   signed reply address from its registered player is obeyed; other claims get a true
+   answer to the registered address, strangers get nothing;
+3. only then is the body read, a bounded prefix of it (:func:`referee.mail.parse.parse_body`),
+   and its readings tried in order until one holds moves.
+
+A mail that fails while being judged (a bug) is tried once more on its own; failing
+twice, it is quarantined with the reason, and everything else goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
+
+from referee.games import GAMES
+from referee.games.base import Game, NoMoves, ParseError, Parsed, State
+from referee.mail import guards, tokens
+from referee.mail.auth import Claim, authenticate, names_a_group
+from referee.mail.identity import bounded, split_head
+from referee.mail.parse import Body, Headers, parse_body, parse_headers
+from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
+from referee.timefmt import local_time
+
+if TYPE_CHECKING:
+    from referee.service import Referee, TickReport
+
+log = logging.getLogger("referee.judge")
+
+BATCH = 200
+MAX_ATTEMPTS = 2  # a mail that failed this often is quarantined
+QUOTE_LINES = 40  # an error reply quotes at most this many lines of what was read...
+QUOTE_WIDTH = 200  # ...each cut to this many characters
+REPEAT_WINDOW = timedelta(days=7)  # the same text again within this time gets no second error
+NOTICE_KINDS = ("error", "spoof", "unaddressed")  # replies that are not receipts: limited per address
+
+
+def body_digest(raw: bytes) -> str:
+    """A digest of a mail's body bytes (line ends normalised), to spot the same text sent again."""
+    _, body = split_head(raw)
+    return hashlib.sha256(body[: 1 << 20].replace(b"\r\n", b"\n").strip()).hexdigest()
+
+
+class ReplyLimiter:
+    """Replies that are not receipts, per address: at most ``per_hour`` an hour; once over,
+    none until the address has been quiet for ``quiet``. The same text again from a sender
+    within a week gets no second error. Receipts for valid moves never pass through here."""
+
+    def __init__(self, per_hour: int, quiet_minutes: int):
+        self.per_hour = per_hour
+        self.quiet = timedelta(minutes=quiet_minutes)
+        self._sent: dict[str, int] = {}  # replies written in this (unflushed) batch, per address
+        self._texts: set[tuple[str, str]] = set()  # (sender, body digest) answered in this batch
+
+    def suppress(self, session: Session, row: Inbound, address: str, now: datetime) -> str | None:
+        """Why no reply may go to ``address`` for ``row``, else None (and the reply is counted)."""
+        address = address.lower()
+        if row.sender and row.body_digest:
+            key = (row.sender, row.body_digest)
+            repeated = key in self._texts or session.scalar(
+                select(Inbound.id)
+                .where(
+                    Inbound.sender == row.sender,
+                    Inbound.body_digest == row.body_digest,
+                    Inbound.id != row.id,
+                    Inbound.status == "rejected",
+                    Inbound.received_at >= row.received_at - REPEAT_WINDOW,
+                )
+                .limit(1)
+            )
+            if repeated:
+                return "repeated"
+        quiet_since = now - self.quiet
+        recently_throttled = session.scalar(
+            select(Inbound.id)
+            .where(Inbound.sender == address, Inbound.rule == "throttled", Inbound.processed_at >= quiet_since)
+            .limit(1)
+        )
+        if recently_throttled is not None:
+            return "throttled"
+        sent = self._sent.get(address, 0) + session.scalar(
+            select(func.count())
+            .select_from(Outbox)
+            .where(
+                Outbox.to_addr == address, Outbox.kind.in_(NOTICE_KINDS), Outbox.created_at > now - timedelta(hours=1)
+            )
+        )
+        if sent >= self.per_hour:
+            return "throttled"
+        self._sent[address] = self._sent.get(address, 0) + 1
+        if row.sender and row.body_digest:
+            self._texts.add((row.sender, row.body_digest))
+        return None
+
+
+@dataclass
+class Decision:
+    status: str  # accepted | rejected | ignored
+    rule: str | None = None
+    note: str = ""
+
+
+@dataclass
+class _Batch:
+    answered: dict[str, tuple[int, int | None, str]] = field(default_factory=dict)  # our Message-ID -> outbox row
+    matches: list[Match] = field(default_factory=list)  # held so the session keeps them
+
+
+class Judge:
+    def __init__(self, referee: Referee):
+        self.referee = referee
+        self.config = referee.config
+        self.store = referee.store
+        self.own_addresses = (self.config.mail.address,)
+
+    # ------------------------------------------------------------------ batches
+
+    def process(self, now: datetime, *, before: datetime | None = None) -> TickReport:
+        """Judge pending mail that arrived by ``now`` (and strictly before ``before``), in arrival order.
+
+        A batch is one transaction that sends its writes together at commit. A mail whose
+        judging fails (a bug) rolls the batch back; it is counted, and the batch is redone:
+        a mail that failed once is judged alone, and quarantined when it fails again.
+        """
+        from referee.service import TickReport
+
+        report = TickReport()
+        while True:
+            batch = TickReport()
+            failing: int | None = None  # the id of the mail in hand
+            try:
+                with self.store.unit_of_work(autoflush=False) as session:
+                    query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
+                    if before is not None:
+                        query = query.where(Inbound.received_at < before)
+                    rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
+                    if not rows:
+                        return report
+                    # in arrival order up to a mail that failed before, which is then judged alone
+                    cut = next((i for i, row in enumerate(rows) if row.attempts), len(rows))
+                    rows = rows[: cut or 1]
+                    heads = [parse_headers(row.raw) for row in rows]
+                    context = self._load(session, heads)
+                    limiter = ReplyLimiter(self.config.replies_per_hour, self.config.quiet_minutes)
+                    for row, head in zip(rows, heads, strict=True):
+                        failing = row.id
+                        decision = self._judge(session, row, head, now, context, limiter)
+                        self._finish(row, decision, now)
+                        setattr(batch, decision.status, getattr(batch, decision.status) + 1)
+                    failing = None
+            except (StaleDataError, OperationalError):
+                raise  # another process got there first, or the database is away: roll back, retry next tick
+            except Exception as exc:  # a bug must never lose the mail or stop the service
+                if failing is None:
+                    raise
+                report.failed += self._failed(failing, exc, now)
+                continue
+            report.merge(batch)
+
+    def _failed(self, row_id: int, exc: Exception, now: datetime) -> int:
+        """Count a failed attempt; quarantine the mail at the second. Returns 1 if quarantined."""
+        with self.store.unit_of_work() as session:
+            row = session.get(Inbound, row_id)
+            row.attempts += 1
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            if row.attempts >= MAX_ATTEMPTS:
+                log.error(
+                    "inbound %s (%s): failed %d times, quarantined (`referee quarantine` lists it): %s",
+                    row.id,
+                    row.source,
+                    row.attempts,
+                    reason,
+                    exc_info=exc,
+                )
+                row.status, row.rule, row.processed_at = "quarantined", "internal-error", now
+                row.note = _clean(reason)
+                return 1
+            log.warning(
+                "inbound %s (%s): failed (%s); it will be tried once more on its own",
+                row.id,
+                row.source,
+                reason,
+                exc_info=exc,
+            )
+            row.note = _clean(reason)
+            return 0
+
+    def _load(self, session: Session, heads: list[Headers]) -> _Batch:
+        """What a batch needs in a few queries instead of a few per mail: the seats (with their
+        matches) the mail speaks for, which authentication then finds in the session, and our
+        mails they answer, for the late-reply check."""
+        local, domain = self.config.mail.local, self.config.mail.domain
+        seat_ids, refs = set(), set()
+        for head in heads:
+            token = tokens.token_from_addresses(head.to_addrs, local, domain)
+            parts = tokens.split_token(token) if token else None
+            if parts:
+                seat_ids.add(parts[0])
+            refs.update(i for i in (head.in_reply_to, *head.references[-20:]) if i and len(i) <= 400)
+        batch = _Batch()
+        if seat_ids:
+            # The matches with their seats and players; the seats are then in the session too.
+            # (Not one Seat query with the match graph joined in: SQLAlchemy 2.1.9's compiled
+            # loaders crashed the interpreter on that shape with a few hundred seats.)
+            from referee.service import MATCH_CONTEXT
+
+            match_ids = set(session.scalars(select(Seat.match_id).where(Seat.id.in_(seat_ids))))
+            batch.matches = list(
+                session.scalars(select(Match).where(Match.id.in_(match_ids)).options(*MATCH_CONTEXT)).all()
+            )
+        ordered = sorted(refs)
+        for start in range(0, len(ordered), 500):
+            rows = session.execute(
+                select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key).where(
+                    Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None)
+                )
+            )
+            batch.answered.update((message_id, (oid, match_id, step)) for message_id, oid, match_id, step in rows)
+        return batch
+
+    # ------------------------------------------------------------------ one mail
+
+    def _judge(
+        self, session: Session, row: Inbound, head: Headers, now: datetime, batch: _Batch, limiter: ReplyLimiter
+    ) -> Decision:
+        why = guards.automated_reason(head.message, self.own_addresses, self.referee.loop_value)
+        if why:
+            return Decision("ignored", why, f"{why}: automated or looping mail, never answered")
+        row.sender = bounded(head.from_addr, 320) or None
+        row.body_digest = body_digest(row.raw)
+        claim = authenticate(
+            head,
+            secret=self.config.secret,
+            local=self.config.mail.local,
+            domain=self.config.mail.domain,
+            find_seat=lambda seat_id: session.get(Seat, seat_id),
+        )
+        if claim.kind != "seat":
+            return self._unauthenticated(session, row, head, claim, now, limiter)
+        return _SeatMail(self, session, row, head, claim.seat, now, batch, limiter).judge()
+
+    def _unauthenticated(
+        self, session: Session, row: Inbound, head: Headers, claim: Claim, now: datetime, limiter: ReplyLimiter
+    ) -> Decision:
+        """Never obey, never answer a stranger; tell a registered player what went wrong."""
+        if claim.kind == "spoofed":
+            seat = claim.seat
+            row.match_id = seat.match_id
+            found = claim.found
+            log.warning(
+                "inbound %s: %s for %s in %s; ignored",
+                row.id,
+                "DMARC failure recorded"
+                if claim.dmarc_failed
+                else f"From {found or '(none)'} is not the registered address",
+                seat.player.key,
+                seat.match.key,
+            )
+            note = (
+                f"sender {found or '(none)'} is not the seat's registered address"
+                if not claim.dmarc_failed
+                else "the receiving server recorded a DMARC failure for the sender"
+            )
+            self._notice(
+                session,
+                row,
+                limiter,
+                now,
+                "spoof",
+                seat.match,
+                seat.player,
+                extra={
+                    "sender": found if head.from_count and not names_a_group(found) else "",
+                    "from_line": found,
+                    "dmarc_failed": claim.dmarc_failed,
+                    "received": row.received_at,
+                },
+            )
+            return Decision("rejected", "spoofed", note)
+        players = []
+        if head.from_addr and head.from_count == 1:
+            players = session.scalars(select(Player).where(Player.email == head.from_addr)).all()
+        rule = "damaged-address" if claim.kind == "damaged" else "general-address"
+        if not players:
+            log.info("inbound %s: %s from unknown sender %r; not answered", row.id, rule, head.from_addr[:100])
+            return Decision("ignored", "unknown-sender", f"{rule}; unknown sender, not answered")
+        player = players[0]
+        seats = session.scalars(
+            select(Seat).join(Match).where(Seat.player_id.in_([p.id for p in players]), Match.status == "running")
+        ).all()
+        running = []
+        for seat in seats:
+            token = tokens.make_token(self.config.secret, seat.id, seat.match.key, seat.player.key)
+            address = tokens.reply_address(self.config.mail.local, self.config.mail.domain, token)
+            running.append({"id": seat.match.key, "title": GAMES[seat.match.game].title, "reply_to": address})
+        # match=None: this answer must carry no match's reply address in its headers, or a reply
+        # to it could land in the wrong match of a player who plays several.
+        self._notice(
+            session,
+            row,
+            limiter,
+            now,
+            "unaddressed",
+            None,
+            player,
+            head=head,
+            extra={"running": running, "damaged": claim.address if claim.kind == "damaged" else None},
+        )
+        note = "sent to a damaged reply address" if claim.kind == "damaged" else "sent to the general address"
+        return Decision("rejected", rule, note)
+
+    def _notice(
+        self,
+        session: Session,
+        row: Inbound,
+        limiter: ReplyLimiter,
+        now: datetime,
+        kind: str,
+        match: Match | None,
+        player: Player,
+        *,
+        head: Headers | None = None,
+        extra: dict[str, Any],
+    ) -> bool:
+        """A reply that is not a receipt, unless the address is throttled. True if written."""
+        why = limiter.suppress(session, row, player.email, now)
+        if why:
+            log.warning(
+                "inbound %s: no %s reply to %s (%s): %s",
+                row.id,
+                kind,
+                player.email,
+                why,
+                "the same text was answered before" if why == "repeated" else "too many replies to this address",
+            )
+            row.rule = "throttled" if why == "throttled" else "repeated"
+            return False
+        self.referee._mail_player(
+            session,
+            kind,
+            match,
+            player,
+            dedupe=f"{kind}:{row.id}",
+            at=now,
+            reply_to_mail=head,
+            extra=extra,
+            inbound_id=row.id,
+        )
+        return True
+
+    @staticmethod
+    def _finish(row: Inbound, decision: Decision, now: datetime) -> None:
+        row.status, row.processed_at = decision.status, now
+        row.rule = row.rule or decision.rule  # a throttled reply keeps "throttled"
+        row.note = _clean(decision.note)
+
+
+class _SeatMail:
+    """An authenticated mail for one seat: judged against its match."""
+
+    def __init__(
+        self,
+        judge: Judge,
+        session: Session,
+        row: Inbound,
+        head: Headers,
+        seat: Seat,
+        now: datetime,
+        batch: _Batch,
+        limiter: ReplyLimiter,
+    ):
+        self.judge_, self.referee = judge, judge.referee
+        self.session, self.row, self.head, self.now, self.batch, self.limiter = session, row, head, now, batch, limiter
+        self.match, self.player = seat.match, seat.player
+        self.game: Game = GAMES[self.match.game]
+        row.match_id, row.player_id = self.match.id, self.player.id
+
+    def judge(self) -> Decision:
+        match, session = self.match, self.session
+        # Timeliness is judged by arrival: close every deadline that passed before this mail came.
+        if self.referee._close_until(session, match, self.row.received_at):
+            session.flush()  # the late-reply check below reads the closing events
+        if match.status != "running":
+            return self.reject("This match is over; nothing more can be submitted.")
+        late = self._late_reply()
+        if late is not None:
+            return self.reject(late)
+        body = parse_body(self.row.raw)
+        parsed, error = self._read(body)
+        if parsed is None:
+            assert error is not None
+            return self.reject(error.reason, error.line, body=body)
+        state = match.state
+        # A mail is all or nothing: every move in it is accepted, or none is recorded -- except
+        # where the rules punish a well-formed illegal move: the penalty stands (with the moves
+        # before it, on which it was computed).
+        step_before = match.step_key
+        logged: list[dict[str, Any]] = []
+        for move in parsed.moves:
+            applied = self.game.apply_move(state, self.player.key, move)
+            if applied.changed:
+                state = applied.state
+                logged.append({"move": move, "accepted": applied.accepted})
+            if not applied.accepted:
+                if applied.changed:
+                    self._record(logged, state)
+                return self.reject(
+                    applied.reason or "That move is not allowed now.", penalised=applied.changed, body=body
+                )
+        self._record(logged, state)
+        self.referee._mail_player(
+            session,
+            "receipt",
+            match,
+            self.player,
+            dedupe=f"receipt:{self.row.id}",
+            reply_to_mail=self.head,
+            at=self.now,
+            inbound_id=self.row.id,
+            extra={"ignored": _quote(parsed.ignored), "truncated": body.truncated},
+        )
+        if match.step_key != step_before:
+            self.referee._announce_step(session, match, self.row.received_at)
+        return Decision("accepted", None, f"{len(logged)} move(s) for {match.key}")
+
+    def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
+        """The moves of the first reading that holds any; else the error to tell the player.
+
+        A mistake in what the player wrote (the first reading) or in the HTML part is theirs
+        to hear about; the other readings only help when they hold a complete move, and the
+        quoted form counts only where it differs from the form we sent (the player's edit).
+        """
+        state, player = self.match.state, self.player.key
+        error: ParseError | None = None
+        for reading in body.readings:
+            try:
+                parsed = self.game.parse(state, player, reading.text)
+            except NoMoves as exc:
+                error = error or exc
+                continue
+            except ParseError as exc:
+                if reading.source == "text":
+                    return None, exc
+                if reading.source == "html" and (error is None or isinstance(error, NoMoves)):
+                    error = exc
+                continue
+            if not parsed.moves:
+                continue
+            if reading.source in ("uncut", "quoted") and parsed.moves == self._sent_moves():
+                continue  # our own mail quoted back untouched: the player changed nothing in it
+            return parsed, None
+        return None, error or NoMoves("I found nothing to read in your mail")
+
+    def _sent_moves(self) -> list[Any]:
+        """What the form in the mail this one answers says (our mails carry a filled-in form:
+        the example, or the player's current submission), so that a quote of it is not taken
+        for the player's move; without a known answered mail, the form as it stands now."""
+        state, player = self.match.state, self.player.key
+        answered = self.batch.answered
+        ours = [answered[i] for i in (self.head.in_reply_to, *self.head.references[-20:]) if i in answered]
+        ours = [entry for entry in ours if entry[1] == self.match.id]
+        text = self.game.form(state, player)
+        if ours:
+            sent = self.session.scalar(select(Outbox.message).where(Outbox.id == max(ours)[0]))
+            body = parse_body(sent) if sent is not None else None
+            if body is not None and body.readings:
+                text = body.readings[0].text
+        try:
+            return self.game.parse(state, player, text).moves
+        except ParseError:
+            return []
+
+    def _record(self, logged: list[dict[str, Any]], state: State) -> None:
+        for payload in logged:
+            self.referee._log_event(
+                self.session, self.match, "move", self.player.key, payload, self.row.received_at, inbound_id=self.row.id
+            )
+        self.referee._save_state(self.session, self.match, self.game, state, self.row.received_at)
+
+    def _late_reply(self) -> str | None:
+        """A reply to one of our mails about a step that has closed since is not moved to the next step."""
+        answered = self.batch.answered
+        ours = [answered[i] for i in (self.head.in_reply_to, *self.head.references[-20:]) if i in answered]
+        ours = [entry for entry in ours if entry[1] == self.match.id]
+        if not ours:
+            return None
+        step = max(ours)[2]  # the newest of our mails that it answers
+        if step == self.match.step_key:
+            return None
+        closed = self.session.scalars(
+            select(Event).where(Event.match_id == self.match.id, Event.kind == "timeout", Event.step_key == step)
+        ).first()
+        if closed is None:
+            return None
+        title = closed.payload.get("title") or step
+        now_open = self.game.step(self.match.state)
+        return (
+            f"Your mail answers our mail about {title}, which closed at its deadline, "
+            f"{local_time(closed.at, self.player.timezone)}, before your mail arrived; so nothing in it was recorded. "
+            f"{now_open.title if now_open else 'The next step'} is open now: use the form below."
+        )
+
+    def reject(
+        self, reason: str, line: str | None = None, *, penalised: bool = False, body: Body | None = None
+    ) -> Decision:
+        written = body.readings[0].text if body is not None and body.readings else ""
+        self.judge_._notice(
+            self.session,
+            self.row,
+            self.limiter,
+            self.now,
+            "error",
+            self.match,
+            self.player,
+            head=self.head,
+            extra={
+                "error": {"reason": reason, "line": _cut(line) if line else None, "penalised": penalised},
+                "quoted": _quote(written.splitlines()),
+                "truncated": body.truncated if body is not None else False,
+            },
+        )
+        log.info("inbound %s for %s/%s rejected: %s", self.row.id, self.match.key, self.player.key, reason)
+        return Decision("rejected", None, reason)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= QUOTE_WIDTH else line[: QUOTE_WIDTH - 1] + "\u2026"
+
+
+def _quote(lines: list[str]) -> dict[str, Any]:
+    """At most QUOTE_LINES lines, each cut to QUOTE_WIDTH, and how many were left out."""
+    shown = [_cut(line) for line in lines[:QUOTE_LINES]]
+    return {"lines": shown, "more": max(0, len(lines) - QUOTE_LINES)}
+
+
+def _clean(note: str) -> str:
+    """A note fit for any text column (see :func:`bounded`)."""
+    return bounded(note, 2000) or ""
