@@ -39,39 +39,13 @@ OWN = ("referee@pbem.example.org",)
 LOOP = "pbem.example.org"
 
 
-def rep(unit, size, head=None, tail=None):
-    head = unit[:0] if head is None else head
-    tail = unit[:0] if tail is None else tail
-    return head + unit * max(1, (size - len(head) - len(tail)) // len(unit)) + tail
+# The hostile shapes are built by the same helpers as the linearity tests.
+from tests.mail.test_parse_linear import _head as head  # noqa: E402
+from tests.mail.test_parse_linear import _mail as mail  # noqa: E402
+from tests.mail.test_parse_linear import _MULTIPART as MULTIPART  # noqa: E402
+from tests.mail.test_parse_linear import _nested as nested  # noqa: E402
+from tests.mail.test_parse_linear import _rep as rep  # noqa: E402
 
-
-def mail(body, ctype: str = "text/plain; charset=utf-8") -> bytes:
-    if isinstance(body, str):
-        body = body.encode("utf-8")
-    return (
-        "From: Alice <alice@example.org>\nTo: referee+t@pbem.example.org\nSubject: s\n"
-        f"Message-ID: <m@example.org>\nContent-Type: {ctype}\n\n"
-    ).encode() + body
-
-
-def head(line: str) -> bytes:
-    return (
-        "From: Alice <alice@example.org>\nTo: referee+t@pbem.example.org\n"
-        f"Message-ID: <m@example.org>\n{line}\n\nBET: 5\n"
-    ).encode()
-
-
-def nested(size: int) -> bytes:
-    out, i, total = [b'Content-Type: multipart/mixed; boundary="b0"\n\n'], 0, 0
-    while total < size:
-        i += 1
-        chunk = b'--b%d\nContent-Type: multipart/mixed; boundary="b%d"\n\n' % (i - 1, i)
-        out.append(chunk)
-        total += len(chunk)
-    return b"".join(out)
-
-
-MULTIPART = b'Content-Type: multipart/mixed; boundary="b"\n\n'
 
 # (name, what it stresses, size -> raw mail)
 MAIL_SHAPES: list[tuple[str, str, Callable[[int], bytes]]] = [

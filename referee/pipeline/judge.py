@@ -56,18 +56,22 @@ def body_digest(raw: bytes) -> str:
 
 class ReplyLimiter:
     """Replies that are not receipts, per address: at most ``per_hour`` an hour; once over,
-    none until the address has been quiet for ``quiet``. The same text again from a sender
+    none until no reply to it has been held back for ``quiet``. The same text again from a sender
     within a week gets no second error. Receipts for valid moves never pass through here."""
 
     def __init__(self, per_hour: int, quiet_minutes: int):
         self.per_hour = per_hour
         self.quiet = timedelta(minutes=quiet_minutes)
         self._sent: dict[str, int] = {}  # replies written in this (unflushed) batch, per address
+        self._throttled: set[int] = set()  # players throttled in this batch
         self._texts: set[tuple[str, str]] = set()  # (sender, body digest) answered in this batch
 
-    def suppress(self, session: Session, row: Inbound, address: str, now: datetime) -> str | None:
-        """Why no reply may go to ``address`` for ``row``, else None (and the reply is counted)."""
-        address = address.lower()
+    def suppress(self, session: Session, row: Inbound, player: Player, now: datetime) -> str | None:
+        """Why no reply may go to ``player`` for ``row``, else None (and the reply is counted).
+
+        A suppressed reply is recorded on ``row`` (its rule, and the player it was for), which
+        is what the quiet period of later batches looks at."""
+        address = player.email.lower()
         if row.sender and row.body_digest:
             key = (row.sender, row.body_digest)
             repeated = key in self._texts or session.scalar(
@@ -83,22 +87,26 @@ class ReplyLimiter:
             )
             if repeated:
                 return "repeated"
-        quiet_since = now - self.quiet
-        recently_throttled = session.scalar(
+        throttled = player.id in self._throttled or session.scalar(
             select(Inbound.id)
-            .where(Inbound.sender == address, Inbound.rule == "throttled", Inbound.processed_at >= quiet_since)
+            .where(
+                Inbound.player_id == player.id, Inbound.rule == "throttled", Inbound.processed_at >= now - self.quiet
+            )
             .limit(1)
         )
-        if recently_throttled is not None:
-            return "throttled"
-        sent = self._sent.get(address, 0) + session.scalar(
-            select(func.count())
-            .select_from(Outbox)
-            .where(
-                Outbox.to_addr == address, Outbox.kind.in_(NOTICE_KINDS), Outbox.created_at > now - timedelta(hours=1)
+        if not throttled:
+            sent = self._sent.get(address, 0) + session.scalar(
+                select(func.count())
+                .select_from(Outbox)
+                .where(
+                    Outbox.to_addr == address,
+                    Outbox.kind.in_(NOTICE_KINDS),
+                    Outbox.created_at > now - timedelta(hours=1),
+                )
             )
-        )
-        if sent >= self.per_hour:
+            throttled = sent >= self.per_hour
+        if throttled:
+            self._throttled.add(player.id)
             return "throttled"
         self._sent[address] = self._sent.get(address, 0) + 1
         if row.sender and row.body_digest:
@@ -336,7 +344,7 @@ class Judge:
         extra: dict[str, Any],
     ) -> bool:
         """A reply that is not a receipt, unless the address is throttled. True if written."""
-        why = limiter.suppress(session, row, player.email, now)
+        why = limiter.suppress(session, row, player, now)
         if why:
             log.warning(
                 "inbound %s: no %s reply to %s (%s): %s",
@@ -346,7 +354,8 @@ class Judge:
                 why,
                 "the same text was answered before" if why == "repeated" else "too many replies to this address",
             )
-            row.rule = "throttled" if why == "throttled" else "repeated"
+            row.rule = why
+            row.player_id = row.player_id or player.id  # whom the reply was for: the quiet period's key
             return False
         self.referee._mail_player(
             session,

@@ -5,12 +5,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from sqlalchemy import select
+
 from referee.config import load_service_config, parse_season
 from referee.mail.client import ScriptedClient
 from referee.mail.maildir import MaildirInbox, MaildirOutbox
 from referee.seasons import load_season
 from referee.service import Referee
 from referee.store.db import Store
+from referee.store.models import Outbox
 
 START = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
 DAY = timedelta(hours=24)
@@ -71,3 +74,12 @@ class World:
 
     def last_text(self, key: str) -> str:
         return self.clients[key].latest().text
+
+
+def outbox_rows(world: World, **where) -> list[Outbox]:
+    """The outbox rows matching ``column=value`` pairs, oldest first."""
+    with world.store.unit_of_work() as session:
+        query = select(Outbox).order_by(Outbox.id)
+        for key, value in where.items():
+            query = query.where(getattr(Outbox, key) == value)
+        return list(session.scalars(query))

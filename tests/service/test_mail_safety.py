@@ -14,9 +14,9 @@ from referee.games import GAMES
 from referee.mail.maildir import deliver_to_maildir
 from referee.mail.tokens import make_token
 from referee.status import quarantine_text, requeue_quarantined, status_text
-from referee.store.models import InboxProblem, Inbound, Match, Outbox, Seat
+from referee.store.models import InboxProblem, Inbound, Match, Seat
 
-from .harness import DAY, START, World
+from .harness import DAY, START, World, outbox_rows
 
 ROULETTE = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
 T1 = START + timedelta(hours=1)
@@ -57,14 +57,6 @@ def deliver(world: World, data: bytes, at=T1):
 def inbound_rows(world: World) -> list[Inbound]:
     with world.store.unit_of_work() as session:
         return list(session.scalars(select(Inbound).order_by(Inbound.id)))
-
-
-def outbox_rows(world: World, **where) -> list[Outbox]:
-    with world.store.unit_of_work() as session:
-        query = select(Outbox).order_by(Outbox.id)
-        for key, value in where.items():
-            query = query.where(getattr(Outbox, key) == value)
-        return list(session.scalars(query))
 
 
 def pending_roulette(world: World, key: str):
@@ -432,3 +424,26 @@ def test_text_after_the_form_is_listed_as_ignored_in_the_receipt(world):
     world.tick(T1)
     receipt = world.last_text("alice")
     assert "were ignored" in receipt and "| PS: 2 more rounds to go!" in receipt
+
+
+def test_a_flood_of_spoofed_mail_brings_the_player_at_most_the_hourly_limit_of_notices(world):
+    to = reply_address(world, "alice")
+    limit = world.config.replies_per_hour
+    for i in range(limit + 10):
+        deliver(
+            world,
+            raw_mail(frm=f"eve{i}@evil.test", to=to, body=f"spam {i}", message_id=f"<s{i}@evil.test>"),
+            T1 + timedelta(seconds=i),
+        )
+    world.tick(T1 + timedelta(minutes=1))
+    assert len(outbox_rows(world, kind="spoof")) == limit
+    rows = inbound_rows(world)
+    assert sum(r.rule == "throttled" for r in rows) == 10
+    # still quiet half an hour later, as more arrive
+    deliver(
+        world,
+        raw_mail(frm="eve@evil.test", to=to, body="again", message_id="<s-late@evil.test>"),
+        T1 + timedelta(minutes=30),
+    )
+    world.tick(T1 + timedelta(minutes=30))
+    assert len(outbox_rows(world, kind="spoof")) == limit

@@ -9,9 +9,9 @@ from sqlalchemy import func, select
 
 from referee.games import GAMES
 from referee.service import replay
-from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox
+from referee.store.models import Event, Inbound, LedgerEntry, Match
 
-from .harness import DAY, SEASON, START, World
+from .harness import DAY, SEASON, START, World, outbox_rows
 
 GAME = GAMES["stationary-roulette"]
 ROULETTE = "ROULETTE\nWinning colour: {w}\nGold: 30\nSilver: 10\nBlack: 0"
@@ -31,14 +31,6 @@ def reply_for(world: World, key: str, colour: str = "Gold", bet: str = "Gold: 20
 def match_row(world: World) -> Match:
     with world.store.unit_of_work() as session:
         return session.scalar(select(Match).where(Match.key == "m1"))
-
-
-def outbox_rows(world: World, **where) -> list[Outbox]:
-    with world.store.unit_of_work() as session:
-        query = select(Outbox).order_by(Outbox.id)
-        for key, value in where.items():
-            query = query.where(getattr(Outbox, key) == value)
-        return list(session.scalars(query))
 
 
 @pytest.fixture
