@@ -46,7 +46,6 @@ from typing import Any
 import pytest
 from sqlalchemy import MetaData, Table, func, select, update
 
-from referee.config import ConfigError
 from referee.store.models import LedgerEntry, Match
 
 from . import harness
@@ -58,8 +57,9 @@ REGISTERED = {"alice": "alice@example.test", "bob": "bob@example.test"}
 REFEREE_ADDRESS = "referee@example.test"
 OUTCOMES = {"accepted", "rejected", "ignored", "quarantined"}
 MAX_REPLY_BYTES = 200 * 1024
-TICK_BUDGET = 10.0  # seconds one tick may take before it counts as hung
-TOTAL_BUDGET = 120.0  # seconds the whole corpus may take per backend
+# A hang detector, not a performance goal (bench/ measures those): a tick takes well under a
+# second here, so this holds on a machine a hundred times slower.
+TICK_BUDGET = 120.0  # seconds one tick may take before it counts as hung
 PLACEHOLDER = re.compile(rb"\{\{[A-Z_]+\}\}")
 GENERATED = ("big-body", "big-line")
 
@@ -212,21 +212,11 @@ class CorpusWorld(World):
         else:
             text = base.rstrip("\n") + "\n[service]\nreplies_per_hour = 1000\n"
         path.write_text(text)
-        try:
-            config = harness.load_service_config(path)
-        except ConfigError as exc:
-            self.problems.append(f"config: [service] replies_per_hour = 1000 refused ({exc}); ran without it")
-            path.write_text(base)
-            config = harness.load_service_config(path)
-        self.config = config
-        self.referee = type(self.referee)(self.store, config, inbox=self.inbox, outbox=self.outbox)
+        self.config = harness.load_service_config(path)
+        self.referee = type(self.referee)(self.store, self.config, inbox=self.inbox, outbox=self.outbox)
         meta = MetaData()
         self.inbound = Table("inbound", meta, autoload_with=self.store.engine)
         self.outbox_table = Table("outbox", meta, autoload_with=self.store.engine)
-        if "rule" not in self.inbound.c:
-            self.problems.append("schema: inbound has no rule column (ignored mails judged by status only)")
-        if "inbound_id" not in self.outbox_table.c:
-            self.problems.append("schema: outbox has no inbound_id column (replies matched by dedupe key)")
         self._headers: dict[Path, tuple[int, Any]] = {}
 
     # ---- what the players have received
@@ -283,7 +273,7 @@ class CorpusWorld(World):
     def inbound_rows(self, source: str | None = None) -> list[Any]:
         t = self.inbound
         cols = [t.c.id, t.c.source, t.c.status, t.c.note]
-        cols += [t.c[name] for name in ("rule", "message_key") if name in t.c]
+        cols.append(t.c.rule)
         query = select(*cols).order_by(t.c.id)
         if source is not None:
             query = query.where(t.c.source == source)
@@ -293,13 +283,7 @@ class CorpusWorld(World):
     def replies_to(self, row: Any) -> list[Any]:
         t = self.outbox_table
         query = select(t.c.id, t.c.kind, t.c.to_addr, t.c.message, t.c.dedupe_key)
-        if "inbound_id" in t.c:
-            query = query.where(t.c.inbound_id == row.id)
-        else:  # before the column exists: the dedupe keys of replies named the mail's key
-            key = getattr(row, "message_key", None) or str(row.id)
-            query = query.where(
-                t.c.dedupe_key.in_([f"{k}:{key}" for k in ("receipt", "error", "spoof", "unaddressed")])
-            )
+        query = query.where(t.c.inbound_id == row.id)
         with self.store.engine.connect() as conn:
             return list(conn.execute(query.order_by(t.c.id)))
 
@@ -582,8 +566,6 @@ def test_the_corpus_gets_the_outcomes_of_its_index(tmp_path, db_url):
     finally:
         world.store.dispose()
     elapsed = time.monotonic() - started
-    if elapsed > TOTAL_BUDGET:
-        run.setup.append(f"the corpus took {elapsed:.0f} s on {backend} (budget {TOTAL_BUDGET:g} s)")
     report = run.report(elapsed)
     (tmp_path / f"corpus-report-{backend}.txt").write_text(report)
     if run.mismatches or run.setup:
