@@ -210,7 +210,12 @@ _WIN_WORDS = frozenset({"win", "winning", "winner"})
 _COLOUR_WORDS = frozenset({"colour", "color"})
 _UNITS = ("points", "point", "pts", "pt", "p")  # longest first
 _ZERO_VALUES = frozenset({"", "-", "\u2013", "\u2014"})
-_BULLETS = "-*\u2022"
+_BULLETS = "-*\u2022\u00b7\u25e6\u25aa\u2023\u2013"  # - * • · ◦ ▪ ‣ –
+# Ruling: emphasis marks are not part of the form (Gmail's plain part writes bold as *...*)
+_EMPHASIS = str.maketrans("", "", "*_")
+# Ruling: a longer line is never a line of the form: outside a section or after a complete
+# one it is ignored (a pasted log costs nothing), inside an incomplete one it is read cut
+MAX_LINE_CHARS = 300
 _SEPARATORS = (":", "=")
 # A word (a run of anything but whitespace and separators) or a separator.
 _TOKEN = re.compile(r"[^\s:=]++|[:=]")
@@ -550,7 +555,7 @@ class _Section:
 
 
 def _unbullet(line: str) -> str:
-    """``- Gold: 20``, ``* Gold: 20``, ``\u2022 Gold: 20`` -> ``Gold: 20``."""
+    """``- Gold: 20``, ``* Gold: 20``, ``\u2022 Gold: 20``, ``\u00b7 Gold: 20`` -> ``Gold: 20``."""
     if len(line) > 1 and line[0] in _BULLETS and line[1].isspace():
         return line[1:].lstrip()
     return line
@@ -571,7 +576,10 @@ def read_mail(text: str) -> Parsed:
         written = raw.strip()
         if not written:
             continue
-        line = _unbullet(written)
+        if len(written) > MAX_LINE_CHARS and (section is None or section.complete):
+            ignored.append(_shown(written))
+            continue
+        line = _unbullet(written[:MAX_LINE_CHARS]).translate(_EMPHASIS)  # a long line is read cut
         t: _Tokens | None = None
         if line[:8].lower().startswith(("roulette", "bet")):
             t = _Tokens(line)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from referee.mail import guards, tokens
 from referee.mail.parse import Headers
 
-__all__ = ["Claim", "authenticate", "names_a_group"]
+__all__ = ["Claim", "authenticate", "from_is_group", "names_a_group"]
 
 Kind = Literal["seat", "spoofed", "damaged", "general"]
 
@@ -43,26 +43,40 @@ def authenticate(
     domain: str,
     find_seat: Callable[[int], Any],
 ) -> Claim:
-    """Judge *headers*. ``find_seat(seat_id)`` returns the seat or None; it is called at most
-    once, with an id in the range of real seats (no mail can make it query an absurd id)."""
-    token = tokens.token_from_addresses(headers.to_addrs, local, domain)
-    detail = tokens.detail_addresses(headers.to_addrs, local, domain)
-    if token is None:
+    """Judge *headers*. ``find_seat(seat_id)`` returns the seat or None; it is called once per
+    token (at most ``tokens.MAX_TOKENS``), with an id in the range of real seats (no mail
+    can make it query an absurd id)."""
+    found = tokens.tokens_from_addresses(headers.to_addrs, local, domain)
+    if not found:
+        detail = tokens.detail_addresses(headers.to_addrs, local, domain)
         return Claim("damaged", address=detail[0]) if detail else Claim("general")
-    parts = tokens.split_token(token)
-    seat = find_seat(parts[0]) if parts else None
-    if seat is None or not tokens.verify_token(secret, token, seat.match.key, seat.player.key):
-        return Claim("damaged", address=f"{local}+{token}@{domain}")
-    sender_ok = (
-        headers.from_count == 1
-        and headers.from_addr == seat.player.email.lower()
-        and not names_a_group(headers.from_header)
-    )
-    if not sender_ok:
-        return Claim("spoofed", seat=seat, found=headers.from_header)
-    if guards.sender_authentication_failed(headers.message):
-        return Claim("spoofed", seat=seat, found=headers.from_header, dmarc_failed=True)
-    return Claim("seat", seat=seat)
+    # Every genuine token among the recipients: the one of the sender's own seat wins (a mail
+    # Cc'd to the other player's reply address is still the sender's own).
+    genuine = []
+    for token in found:
+        seat_id, _ = tokens.split_token(token)  # well-formed, so never None
+        seat = find_seat(seat_id)
+        if seat is not None and tokens.verify_token(secret, token, seat.match.key, seat.player.key):
+            genuine.append(seat)
+    if not genuine:
+        return Claim("damaged", address=f"{local}+{found[0]}@{domain}")
+    group = from_is_group(headers)
+    for seat in genuine:
+        if headers.from_count == 1 and headers.from_addr == seat.player.email.lower() and not group:
+            if guards.sender_authentication_failed(headers.message):
+                return Claim("spoofed", seat=seat, found=headers.from_header, dmarc_failed=True)
+            return Claim("seat", seat=seat)
+    return Claim("spoofed", seat=genuine[0], found=headers.from_header)
+
+
+def from_is_group(headers: Headers) -> bool:
+    """Is the From a group? Judged on the header as written (encoded words still encoded:
+    a colon inside one is text, not a group's), bounded."""
+    try:
+        values = headers.message.get_all("From") or []
+    except Exception:
+        return False
+    return names_a_group(" ".join(str(value) for value in values)[:2000])
 
 
 def names_a_group(value: str) -> bool:

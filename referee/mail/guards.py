@@ -216,6 +216,10 @@ def sender_authentication_failed(msg: Message) -> bool:
     (``Authentication-Results: ...; dmarc=fail``, RFC 8601 / RFC 7489).
 
     Only a failure is used: a sender can add such a header itself, but a forged *fail*
-    only hurts the forger, whereas a forged *pass* would be worth nothing to trust.
+    only hurts the forger, whereas a forged *pass* would be worth nothing to trust. Only
+    the topmost header counts: it is the one our MTA prepended on arrival (RFC 8601
+    section 5); those below it were written on the way here, e.g. by a forwarder, and say
+    nothing about the mail as it reached us.
     """
-    return any(_DMARC_FAIL.search(value) for value in header_values(msg, "Authentication-Results"))
+    results = header_values(msg, "Authentication-Results")
+    return bool(results) and _DMARC_FAIL.search(results[0]) is not None

@@ -98,7 +98,7 @@ class Inbound:
     message_id: str               # without angle brackets; synthetic when absent
     from_addr: str                # bare address, lowercased ("" when unknown)
     from_name: str                # display name, decoded
-    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To; bare, lowercased, unique
+    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To, (X-)Envelope-To; bare, lowercased, unique
     subject: str
     in_reply_to: str | None       # without angle brackets
     references: tuple[str, ...]   # without angle brackets, oldest first
@@ -117,7 +117,7 @@ class Headers:
     from_header: str              # the decoded From header as written: one line, <= 200 chars
     from_count: int               # number of usable (with "@") addresses in From; one more
     #                               when From is longer than ADDRESS_LIMIT (it may hold more)
-    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To; bare, lowercased, unique
+    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To, (X-)Envelope-To; bare, lowercased, unique
     subject: str
     in_reply_to: str | None       # without angle brackets
     references: tuple[str, ...]   # without angle brackets, oldest first (at most REFERENCES_LIMIT)
@@ -285,7 +285,7 @@ def _headers_of(msg: Message) -> Headers:
     from_pairs, from_cut = _addresses_of(index, "from")
     senders = [pair for pair in from_pairs if "@" in pair[1]]
     from_name, from_addr = senders[0] if senders else ("", "")
-    recipients = _addresses(index, "to", "cc", "delivered-to", "x-original-to")
+    recipients = _addresses(index, "to", "cc", "delivered-to", "x-original-to", "envelope-to", "x-envelope-to")
     from_values = _values(index, "from")
     return Headers(
         message_id=_first_id(_first(_decoded(index, "message-id"))),
@@ -361,10 +361,25 @@ def _addresses_of(index: dict[str, list[str]], name: str) -> tuple[list[tuple[st
         except Exception:  # getaddresses is lenient; this is the last line of defence
             continue
         for display, addr in pairs:
-            addr = addr.strip().lower()
+            addr = _unquoted_local(addr.strip().lower())
             if addr:
                 found.append((_decode_words(display), addr))
     return found, cut
+
+
+def _unquoted_local(addr: str) -> str:
+    """``"alice"@example.org`` is ``alice@example.org`` (RFC 5322 3.4.1: a quoted local
+    part that is a plain dot-atom means the same); other quoted local parts stay as they are."""
+    if not addr.startswith('"'):
+        return addr
+    local, at, domain = addr.rpartition("@")
+    inner = local[1:-1] if len(local) > 2 and local.endswith('"') else ""
+    if at and inner and _DOT_ATOM.fullmatch(inner):
+        return f"{inner}@{domain}"
+    return addr
+
+
+_DOT_ATOM = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]++(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]++)*+")
 
 
 def _bounded_address_value(value: str, limit: int) -> str:
@@ -889,16 +904,21 @@ class _Choice:
 
 
 def _choose(leaves: Iterable[_Leaf], text_limit: int) -> _Choice:
-    """The first inline text/plain part that is not blank, else the first text/html
-    one; with a plain part, the first non-blank text/html part too."""
+    """The inline text/plain parts that are not blank, joined in order, else the first
+    text/html one; with a plain part, the first non-blank text/html part too."""
     inline = [leaf for leaf in leaves if leaf.ctype in ("text/plain", "text/html") and not leaf.attachment()]
     choice = _Choice()
+    plain: list[str] = []  # every inline text/plain part, in order (Apple Mail splits around images)
+    left = text_limit
     for leaf in inline:
-        if leaf.ctype == "text/plain":
-            text, cut = _leaf_text(leaf, text_limit)
+        if leaf.ctype == "text/plain" and left > 0:
+            text, cut = _leaf_text(leaf, left)
             if text.strip():
-                choice.shown, choice.cut = text, cut
-                break
+                plain.append(text)
+                left -= len(text)
+                choice.cut = choice.cut or cut
+    if plain:
+        choice.shown = "\n\n".join(plain)
     for leaf in inline:
         if leaf.ctype == "text/html":
             text, cut = _leaf_text(leaf, text_limit)
@@ -923,7 +943,7 @@ def _leaf_text(leaf: _Leaf, text_limit: int) -> tuple[str, bool]:
         if leaf.params.get("format", "").strip().lower() == "flowed":
             text = unflow(text, delsp=leaf.params.get("delsp", "").strip().lower() == "yes")
     else:
-        text = html_to_text(text)
+        text = html_to_text(text, quote_blockquotes=True)
     return _normalise(text), cut
 
 
@@ -1097,14 +1117,22 @@ _INVISIBLE = {
     0x2060: None,  # word joiner
     0x180E: None,  # Mongolian vowel separator
     0xFEFF: None,  # byte order mark / zero-width no-break space
+    0x00AD: None,  # soft hyphen
+    0x061C: None,  # Arabic letter mark
+    **{code: None for code in range(0x202A, 0x202F)},  # bidi embeddings and overrides
+    **{code: None for code in range(0x2066, 0x206A)},  # bidi isolates
+    0xFF1A: ":",   # full-width colon (CJK input methods)
+    0xFF1D: "=",   # full-width equals sign
 }
 
 
 # --------------------------------------------------------------------------- HTML
 
 
-def html_to_text(html: str) -> str:
-    """Readable text from mail HTML. The ``<blockquote>`` (the quoted reply) is dropped.
+def html_to_text(html: str, *, quote_blockquotes: bool = False) -> str:
+    """Readable text from mail HTML. The ``<blockquote>`` (the quoted reply) is dropped,
+    or with *quote_blockquotes* kept as ``>``-quoted lines (so the quote rules drop it from
+    what the player wrote, and the "quoted" reading finds a form edited inside it).
 
     One left-to-right pass of our own (``html.parser`` is quadratic on unclosed
     ``<a``, ``<!--``, ``<![``, ``</``): tags, comments and declarations are skipped,
@@ -1114,7 +1142,7 @@ def html_to_text(html: str) -> str:
     ends (``<a`` without ``>``, ``<!--`` without ``-->``) is text up to the next
     ``>`` (else ``<``), as html.parser reads it at the end of the data.
     """
-    out = _HtmlText()
+    out = _HtmlText(quote_blockquotes)
     try:
         _scan_html(html, out)
     except Exception:  # keep whatever was read so far
@@ -1244,12 +1272,14 @@ class _HtmlText:
         "tbody", "tfoot", "thead", "tr", "ul",
     })
 
-    def __init__(self) -> None:
+    def __init__(self, quote_blockquotes: bool = False) -> None:
         self._done: list[str] = []
         self._line: list[str] = []
         self._skip: dict[str, int] = {}
         self._skipping = False
         self._pre = 0
+        self._quoting = quote_blockquotes
+        self._depth = 0  # blockquotes open, with quote_blockquotes
 
     def lines(self) -> list[str]:
         return self._done + ["".join(self._line)]
@@ -1259,6 +1289,11 @@ class _HtmlText:
             self._skip.pop("head", None)
             self._skip.pop("title", None)
             self._skipping = any(self._skip.values())
+        if tag == "blockquote" and self._quoting:
+            if not self._skipping:
+                self._soft_break()
+                self._depth += 1
+            return
         if tag in self._SKIP:
             self._skip[tag] = self._skip.get(tag, 0) + 1
             self._skipping = True
@@ -1274,6 +1309,11 @@ class _HtmlText:
             self._line.append(" ")
 
     def end(self, tag: str) -> None:
+        if tag == "blockquote" and self._quoting:
+            if not self._skipping and self._depth:
+                self._soft_break()
+                self._depth -= 1
+            return
         if tag in self._SKIP:
             if self._skip.get(tag):
                 self._skip[tag] -= 1
@@ -1301,7 +1341,10 @@ class _HtmlText:
             self._line.append(_HTML_SPACE.sub(" ", text))
 
     def _break(self) -> None:
-        self._done.append("".join(self._line))
+        line = "".join(self._line)
+        if self._depth and line.strip():
+            line = "> " * self._depth + line
+        self._done.append(line)
         self._line = []
 
     def _soft_break(self) -> None:
@@ -1353,9 +1396,10 @@ def strip_quoted(text: str) -> str:
 
 
 def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
-    """:func:`strip_quoted`; with ``cut=False`` (the ``"uncut"`` reading) only a
-    signature ends the text: an attribution naming an address, a header block, an
-    Original Message or forward marker are dropped themselves, what follows is kept."""
+    """:func:`strip_quoted`; with ``cut=False`` (the ``"uncut"`` reading) an attribution
+    naming an address does not end the text: it is dropped itself and what follows is
+    kept. A signature, a header block, an Original Message or forward marker still end it
+    (what follows them is a quoted or forwarded mail, never the player's move)."""
     q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
     lines = q.lines
     kept: list[str] = []
@@ -1369,12 +1413,8 @@ def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
         if q.quoted(i):
             i += 1
             continue
-        marker = q.cut_kind(i)
-        if marker:
-            if cut or marker == "signature":
-                break
-            i = q.header_block_end(i) if marker == "header-block" else i + 1
-            continue
+        if q.cut_kind(i):
+            break
         span, attribution = q.attribution(i)
         if span:
             following = q.next_nonblank(i + span)
@@ -1518,7 +1558,7 @@ class _QuoteLines:
         first = self.stripped(i)[:3]
         rule = _ATTRIBUTION_RULES.get(first[:2])
         if rule is None or len(first) < 3 or not first[2].isspace():
-            return 0, ""
+            rule = _generic_attribution
         parts: list[str] = []
         for j in range(i, min(i + 3, len(self.lines))):
             if self.blank(j) or self.quoted(j):
@@ -1527,7 +1567,10 @@ class _QuoteLines:
             parts.append(part)
             if part.endswith(":"):  # as every attribution does
                 joined = " ".join(parts)
-                if rule(joined) and _DIGIT.search(joined):
+                # a wrapped attribution without a known opener must name the address on its
+                # first line, so that prose above an attribution is never taken for part of it
+                wrapped_ok = j == i or rule is not _generic_attribution or "@" in parts[0]
+                if wrapped_ok and rule(joined) and _DIGIT.search(joined):
                     return j - i + 1, joined
         return 0, ""
 
@@ -1582,6 +1625,23 @@ def _has_word_then_colon(text: str, word: str) -> bool:
     return False
 
 
+# Attributions in other languages ("Den 1 dec. 2026 kl. 19:00 skrev Referee <r@x>:",
+# "W dniu ... napisał:", "..., Referee <r@x> написал:"): a line (or up to three) ending in
+# one of these verbs and a colon, with a digit (its date); plain string tests.
+_ATTRIBUTION_VERBS = (
+    "wrote", "schrieb", "geschrieben", "écrit", "escribió", "schreef", "scritto", "escreveu", "skrev", "napisał",
+    "napisała", "napisał(a)", "napsal", "napsala", "napísal", "написал", "написала", "написал(а)", "kirjoitti",
+    "írta", "yazdı", "έγραψε", "scrise", "写道", "寫道", "が書きました", "님이 작성",
+)
+
+
+def _generic_attribution(text: str) -> bool:
+    if not text.endswith(":"):
+        return False
+    rest = text[:-1].rstrip().lower()
+    return len(rest) > 8 and any(rest.endswith(verb) for verb in _ATTRIBUTION_VERBS)
+
+
 _ATTRIBUTION_RULES = {
     "On": lambda t: _ends_with(t, "wrote", space_before_colon=False),
     "Am": lambda t: _has_word_then_colon(t, "schrieb"),
@@ -1597,18 +1657,32 @@ _DIGIT = re.compile(r"\d")
 _QUOTED = re.compile(r"[ \t]*+>")
 _ORIGINAL = re.compile(
     r"-{2,}+\s*+(?:Original Message|Ursprüngliche Nachricht|Message d'origine"
-    r"|Mensaje original|Messaggio originale|Oorspronkelijk bericht)\s*+-{2,}+$",
+    r"|Mensaje original|Messaggio originale|Oorspronkelijk bericht|Ursprungligt meddelande"
+    r"|Oprindelig meddelelse|Opprinnelig melding|Oryginalna wiadomość|Původní zpráva"
+    r"|Pôvodná správa|Исходное сообщение|Mensagem original|Alkuperäinen viesti|Eredeti üzenet"
+    r"|Orijinal İleti|Orijinal Mesaj|Αρχικό μήνυμα|原始邮件|原始郵件|元のメッセージ|원본 메시지)\s*+-{2,}+$",
     re.IGNORECASE,
 )
 _FORWARDED = re.compile(
     r"(?:-{2,}+\s*+Forwarded message\s*+-{2,}+|Begin forwarded message:)$", re.IGNORECASE
 )
 _UNDERSCORES = re.compile(r"_{20,}+$")
-_LABEL = re.compile(r"\s*+\*?([^\W\d_]++)\s?\*?:")
-_FROM_LABELS = frozenset({"from", "von", "de"})
+_LABEL = re.compile(r"\s*+\*?([^\W\d_]++(?: [^\W\d_]++)?+)\s?\*?:")
+# The labels of a quoted mail's header block (Outlook and the clients that copy it), by language.
+_FROM_LABELS = frozenset({
+    "from", "von", "de", "från", "fra", "od", "от", "van", "da", "kimden", "lähettäjä", "feladó",
+    "差出人", "发件人", "寄件者", "보낸 사람", "από",
+})
 _FOOTER_INITIALS = frozenset("SsGg")
-_SENT_LABELS = frozenset({"sent", "date", "gesendet", "datum", "envoyé", "enviado", "fecha"})
-_SUBJECT_LABELS = frozenset({"subject", "betreff", "objet", "asunto"})
+_SENT_LABELS = frozenset({
+    "sent", "date", "gesendet", "datum", "envoyé", "enviado", "fecha", "enviado el", "enviada em", "enviado em",
+    "skickat", "sendt", "wysłano", "data", "odesláno", "odoslané", "отправлено", "дата", "verzonden", "inviato",
+    "gönderildi", "tarih", "lähetetty", "elküldve", "送信日時", "发送时间", "日期", "傳送時間", "보낸 날짜", "στάλθηκε",
+})
+_SUBJECT_LABELS = frozenset({
+    "subject", "betreff", "objet", "asunto", "ämne", "emne", "temat", "předmět", "predmet", "тема", "onderwerp",
+    "oggetto", "konu", "aihe", "tárgy", "assunto", "件名", "主题", "主旨", "제목", "θέμα",
+})
 _BLOCK_START_LABELS = _FROM_LABELS | _SENT_LABELS
 _BLOCK_INITIALS = frozenset("".join({label[0] + label[0].upper() for label in _BLOCK_START_LABELS}) + "*")
 _FOOTER = re.compile(

@@ -23,6 +23,7 @@ __all__ = [
     "detail_addresses",
     "split_token",
     "token_from_addresses",
+    "tokens_from_addresses",
     "verify_token",
 ]
 
@@ -31,6 +32,7 @@ MAX_LOCAL_PART = 64  # RFC 5321 section 4.5.3.1.1
 # Seat ids are database ids; a token naming a larger one is not ours (and must not reach a
 # query: SQLite refuses integers past 2**63, PostgreSQL's integer column past 2**31).
 MAX_SEAT_ID = 2**31 - 1
+MAX_TOKENS = 8  # tokens of one mail looked at (one player's seats, or a mail Cc'd to both seats)
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SEAT = re.compile(r"0|[1-9a-z][0-9a-z]{0,12}")
@@ -49,9 +51,7 @@ def split_token(token: str) -> tuple[int, str] | None:
     token = token.strip().lower()
     head, signature = token[:-SIGNATURE_LENGTH], token[-SIGNATURE_LENGTH:]
     seat = head[:-1]
-    well_formed = (
-        head.endswith("x") and _SEAT.fullmatch(seat) and _SIGNATURE.fullmatch(signature)
-    )
+    well_formed = head.endswith("x") and _SEAT.fullmatch(seat) and _SIGNATURE.fullmatch(signature)
     if not well_formed:
         return None
     seat_id = int(seat, 36)  # at most 13 base36 digits: cheap
@@ -78,22 +78,24 @@ def reply_address(local: str, domain: str, token: str) -> str:
     return f"{local_part}@{domain}"
 
 
-def token_from_addresses(addrs: Iterable[str], local: str, domain: str) -> str | None:
-    """The token of the first ``local+token@domain`` among *addrs* (case-insensitive).
-
-    Addresses whose detail part is not a well-formed token are skipped. The token is
-    returned lowercased.
-    """
-    prefix = f"{local.strip().lower()}+"
-    domain = domain.strip().lower()
-    for addr in addrs:
-        local_part, at, addr_domain = addr.strip().strip("<>").strip().lower().rpartition("@")
-        if not at or addr_domain != domain or not local_part.startswith(prefix):
-            continue
-        token = local_part[len(prefix):]
+def tokens_from_addresses(addrs: Iterable[str], local: str, domain: str) -> list[str]:
+    """The tokens of every ``local+token@domain`` among *addrs* (case-insensitive), in order,
+    once each, lowercased. Addresses whose detail part is not a well-formed token are skipped;
+    at most ``limit`` are returned (a mail may list thousands of addresses)."""
+    found: dict[str, None] = {}
+    for address in detail_addresses(addrs, local, domain):
+        token = address.rpartition("@")[0][len(local.strip().lower()) + 1 :]
         if split_token(token) is not None:
-            return token
-    return None
+            found.setdefault(token)
+            if len(found) >= MAX_TOKENS:
+                break
+    return list(found)
+
+
+def token_from_addresses(addrs: Iterable[str], local: str, domain: str) -> str | None:
+    """The first of :func:`tokens_from_addresses`, or None."""
+    found = tokens_from_addresses(addrs, local, domain)
+    return found[0] if found else None
 
 
 def detail_addresses(addrs: Iterable[str], local: str, domain: str) -> list[str]:

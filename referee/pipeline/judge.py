@@ -29,7 +29,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from referee.games import GAMES
 from referee.games.base import Game, NoMoves, ParseError, Parsed, State
 from referee.mail import guards, tokens
-from referee.mail.auth import Claim, authenticate, names_a_group
+from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
@@ -209,15 +209,14 @@ class Judge:
     def _load(self, session: Session, heads: list[Headers]) -> _Batch:
         """What a batch needs in a few queries instead of a few per mail: the seats (with their
         matches) the mail speaks for, which authentication then finds in the session, and our
-        mails they answer, for the late-reply check."""
+        mails they reply to, for the late-reply check and the quoted form."""
         local, domain = self.config.mail.local, self.config.mail.domain
         seat_ids, refs = set(), set()
         for head in heads:
-            token = tokens.token_from_addresses(head.to_addrs, local, domain)
-            parts = tokens.split_token(token) if token else None
-            if parts:
-                seat_ids.add(parts[0])
-            refs.update(i for i in (head.in_reply_to, *head.references[-20:]) if i and len(i) <= 400)
+            for token in tokens.tokens_from_addresses(head.to_addrs, local, domain):
+                seat_ids.add(tokens.split_token(token)[0])
+            if head.in_reply_to and len(head.in_reply_to) <= 400:
+                refs.add(head.in_reply_to)
         batch = _Batch()
         if seat_ids:
             # The matches with their seats and players; the seats are then in the session too.
@@ -291,7 +290,7 @@ class Judge:
                 seat.match,
                 seat.player,
                 extra={
-                    "sender": found if head.from_count and not names_a_group(found) else "",
+                    "sender": found if head.from_count and not from_is_group(head) else "",
                     "from_line": found,
                     "dmarc_failed": claim.dmarc_failed,
                     "received": row.received_at,
@@ -448,47 +447,61 @@ class _SeatMail:
     def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
         """The moves of the first reading that holds any; else the error to tell the player.
 
-        A mistake in what the player wrote (the first reading) or in the HTML part is theirs
-        to hear about; the other readings only help when they hold a complete move, and the
-        quoted form counts only where it differs from the form we sent (the player's edit).
+        Every reading ends where a copy of our own mail begins (:func:`before_our_mail`),
+        whatever the client and language put above it. A mistake in what the player wrote
+        (the first reading) is theirs to hear about, unless the HTML part holds the moves
+        (a plain part mangled by the client); the uncut and quoted readings count only for a
+        reply to a mail of ours, and only where they differ from that mail's own form (the
+        player's edit, not our quote).
         """
         state, player = self.match.state, self.player.key
         error: ParseError | None = None
+        sent: list[Any] | None = None
         for reading in body.readings:
+            if reading.source in ("uncut", "quoted"):
+                if error is not None and not isinstance(error, NoMoves):
+                    break  # what the player wrote has a mistake: that is the answer
+                if sent is None:
+                    sent = self._sent_moves()
+                if sent is False:
+                    continue
+            text = reading.text if reading.source == "quoted" else before_our_mail(reading.text, self.player.name)
             try:
-                parsed = self.game.parse(state, player, reading.text)
+                parsed = self.game.parse(state, player, text)
             except NoMoves as exc:
                 error = error or exc
                 continue
             except ParseError as exc:
-                if reading.source == "text":
-                    return None, exc
-                if reading.source == "html" and (error is None or isinstance(error, NoMoves)):
+                if reading.source in ("text", "html") and (error is None or isinstance(error, NoMoves)):
                     error = exc
                 continue
             if not parsed.moves:
                 continue
-            if reading.source in ("uncut", "quoted") and parsed.moves == self._sent_moves():
+            if reading.source in ("uncut", "quoted") and parsed.moves == sent:
                 continue  # our own mail quoted back untouched: the player changed nothing in it
             return parsed, None
         return None, error or NoMoves("I found nothing to read in your mail")
 
-    def _sent_moves(self) -> list[Any]:
+    def _answered(self) -> tuple[int, int | None, str] | None:
+        """The outbox row of our mail about this match that this mail replies to (its
+        In-Reply-To), if it is one of ours."""
+        entry = self.batch.answered.get(self.head.in_reply_to or "")
+        return entry if entry is not None and entry[1] == self.match.id else None
+
+    def _sent_moves(self) -> list[Any] | bool:
         """What the form in the mail this one answers says (our mails carry a filled-in form:
         the example, or the player's current submission), so that a quote of it is not taken
-        for the player's move; without a known answered mail, the form as it stands now."""
-        state, player = self.match.state, self.player.key
-        answered = self.batch.answered
-        ours = [answered[i] for i in (self.head.in_reply_to, *self.head.references[-20:]) if i in answered]
-        ours = [entry for entry in ours if entry[1] == self.match.id]
-        text = self.game.form(state, player)
-        if ours:
-            sent = self.session.scalar(select(Outbox.message).where(Outbox.id == max(ours)[0]))
-            body = parse_body(sent) if sent is not None else None
-            if body is not None and body.readings:
-                text = body.readings[0].text
+        for the player's move. False when the mail answers no mail of ours: then a quote in
+        it may be anything (the player's own old mail, a forward), and is never read."""
+        answered = self._answered()
+        if answered is None:
+            return False
+        sent = self.session.scalar(select(Outbox.message).where(Outbox.id == answered[0]))
+        body = parse_body(sent) if sent is not None else None
+        if body is None or not body.readings:
+            return []
         try:
-            return self.game.parse(state, player, text).moves
+            return self.game.parse(self.match.state, self.player.key, body.readings[0].text).moves
         except ParseError:
             return []
 
@@ -500,13 +513,14 @@ class _SeatMail:
         self.referee._save_state(self.session, self.match, self.game, state, self.row.received_at)
 
     def _late_reply(self) -> str | None:
-        """A reply to one of our mails about a step that has closed since is not moved to the next step."""
-        answered = self.batch.answered
-        ours = [answered[i] for i in (self.head.in_reply_to, *self.head.references[-20:]) if i in answered]
-        ours = [entry for entry in ours if entry[1] == self.match.id]
-        if not ours:
+        """A reply to one of our mails about a step that has closed since is not moved to the next step.
+
+        Only the mail it replies to (In-Reply-To) decides: References name the whole thread,
+        whose root is the match's first mail."""
+        answered = self._answered()  # the mail it replies to, not the thread it belongs to
+        if answered is None:
             return None
-        step = max(ours)[2]  # the newest of our mails that it answers
+        step = answered[2]
         if step == self.match.step_key:
             return None
         closed = self.session.scalars(
@@ -558,3 +572,16 @@ def _quote(lines: list[str]) -> dict[str, Any]:
 def _clean(note: str) -> str:
     """A note fit for any text column (see :func:`bounded`)."""
     return bounded(note, 2000) or ""
+
+
+def before_our_mail(text: str, name: str) -> str:
+    """*text* up to where a copy of one of our mails to this player begins: every mail of
+    ours opens with ``Dear <name>,``. Clients quote or forward it below the reply in ways
+    no rule can list (unprefixed, under a header block in any language); this line is ours."""
+    marker = f"dear {' '.join(name.split()).lower()},"
+    at = 0
+    for line in text.split("\n"):
+        if " ".join(line.split()).lower() == marker:
+            return text[:at].rstrip("\n")
+        at += len(line) + 1
+    return text

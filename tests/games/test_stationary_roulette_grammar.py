@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.games.base import Move, NoMoves, ParseError, Parsed, State
-from referee.games.stationary_roulette import COLOURS, MAX_DIGITS, MAX_SECTION_LINES
+from referee.games.stationary_roulette import COLOURS, MAX_DIGITS, MAX_LINE_CHARS, MAX_SECTION_LINES
 from tests.games.test_stationary_roulette import A, B, G, bet, play, roulette, round_10, start, submit
 
 R_GOLD = roulette("Gold")
@@ -168,13 +168,13 @@ REJECTED: list[tuple[str, str, str, str | None]] = [
         "4300-digits",
         f"BET\nGold: {LONG}\n",
         f"I could not read '{'1' * 37}...' as a number of points for Gold: it has more than {MAX_DIGITS} digits",
-        f"Gold: {LONG}",
+        f"Gold: {LONG}"[:MAX_LINE_CHARS],  # a long line is read (and quoted) cut
     ),
     (
         "negative-4300-digits-in-a-roulette",
         f"ROULETTE\nWinning colour: Gold\nGold: -{LONG}\n",
         f"it has more than {MAX_DIGITS} digits",
-        f"Gold: -{LONG}",
+        f"Gold: -{LONG}"[:MAX_LINE_CHARS],
     ),
     # an unknown key inside an incomplete section stays an error
     (
@@ -445,3 +445,25 @@ def test_parse_time_is_linear_in_the_text(make: Callable[[int], str]) -> None:
     small, large = cost(make(N)), cost(make(4 * N))
     assert large < 12 * max(small, 1e-4), (small, large)
     assert large < 2.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ROULETTE\n*Winning colour:* Silver\n*Gold:* 28\n*Silver:* 12\n*Black:* 0",
+        "ROULETTE\n\u00b7 Winning colour: Silver\n\u00b7 Gold: 28\n\u25e6 Silver: 12\n\u25aa Black: 0",
+        "ROULETTE\n_Winning colour:_ Silver\n- Gold: 28\n- Silver: 12\n- Black: 0",
+    ],
+    ids=["gmail-bold", "middle-dots", "underscores"],
+)
+def test_emphasis_marks_and_other_bullets_are_not_part_of_the_form(text: str) -> None:
+    assert read(text).moves == [
+        {"type": "roulette", "winning": "Silver", "points": {"Gold": 28, "Silver": 12, "Black": 0}}
+    ]
+
+
+def test_a_long_line_after_a_complete_section_is_ignored_without_being_read() -> None:
+    junk = "g: " * 100_000
+    parsed = read("BET\nGold: 40\n" + junk)
+    assert parsed.moves == [{"type": "bet", "bets": {"Gold": 40, "Silver": 0, "Black": 0}}]
+    assert len(parsed.ignored) == 1 and len(parsed.ignored[0]) <= 40

@@ -381,13 +381,15 @@ def test_uncut_reading_keeps_what_is_below_a_kept_attribution() -> None:
     "From: Referee <r@pbem.example.org>\nSent: Tuesday, March 12, 2024 10:15 AM\nTo: p@example.net\nSubject: Round 3",
     "________________________________\nFrom: Referee <r@pbem.example.org>\nSent: Tuesday\nSubject: Round 3",
 ])
-def test_uncut_reading_does_not_stop_at_markers(marker: str) -> None:
-    body = parse_body(_mail(f"{marker}\n\nBET: 10\n"))
-    assert [(r.source, r.text) for r in body.readings] == [("uncut", "BET: 10")]
+def test_uncut_reading_stops_at_markers_too(marker: str) -> None:
+    """What follows an Original Message or forward marker or a header block is a quoted or
+    forwarded mail (often an old one of ours, with a filled-in form): never the player's move."""
+    body = parse_body(_mail(f"BET: 3\n\n{marker}\n\nBET: 10\n"))
+    assert [(r.source, r.text) for r in body.readings] == [("text", "BET: 3")]
 
 
 def test_uncut_reading_still_stops_at_a_signature() -> None:
-    body = parse_body(_mail("-----Original Message-----\nBET: 1\n-- \nAlice\n"))
+    body = parse_body(_mail("On 1 May 2026, Referee <r@x> wrote:\nBET: 1\n-- \nAlice\n"))
     assert [(r.source, r.text) for r in body.readings] == [("uncut", "BET: 1")]
 
 

@@ -447,3 +447,123 @@ def test_a_flood_of_spoofed_mail_brings_the_player_at_most_the_hourly_limit_of_n
     )
     world.tick(T1 + timedelta(minutes=30))
     assert len(outbox_rows(world, kind="spoof")) == limit
+
+
+# ---------------------------------------------------------------------- found by an independent review
+
+
+def test_our_mail_quoted_without_prefix_under_a_header_block_in_any_language_is_cut(world):
+    alice = world.client("alice")
+    prompt = alice.latest()
+    for i, labels in enumerate([("Från", "Skickat", "Till", "Ämne"), ("Xfrom", "Xsent", "Xto", "Xsubject")]):
+        block = "\n".join(f"{label}: x" for label in labels)
+        body = ROULETTE.replace("30", str(26 + i)).replace("10", str(14 - i)) + "\n\n" + block + "\n" + prompt.text
+        alice.reply(prompt, body, T1 + timedelta(minutes=i), quote=False)
+        world.tick(T1 + timedelta(minutes=i))
+        assert pending_roulette(world, "alice")["points"] == {"Gold": 26 + i, "Silver": 14 - i, "Black": 0}
+
+
+def test_a_forward_or_a_quote_of_the_players_own_old_mail_never_replaces_what_stands(world):
+    alice = world.client("alice")
+    prompt = alice.latest()
+    world.send("alice", ROULETTE.replace("Gold: 30\nSilver: 10", "Gold: 26\nSilver: 14"), T1)
+    world.tick(T1)
+    standing = pending_roulette(world, "alice")
+    # a forward of the old prompt, with nothing of her own
+    alice.reply(
+        prompt,
+        "---------- Forwarded message ---------\n" + prompt.text,
+        T1 + timedelta(minutes=1),
+        quote=False,
+        thread=False,
+    )
+    # a reply to her own first mail (not ours), quoting an older form of hers
+    alice.reply(
+        prompt,
+        "Which one counts?\n\n" + quoted(ROULETTE.replace("Gold", "Silver", 1)),
+        T1 + timedelta(minutes=2),
+        quote=False,
+        thread=False,
+    )
+    world.tick(T1 + timedelta(minutes=3))
+    assert pending_roulette(world, "alice") == standing
+    assert [r.status for r in inbound_rows(world)] == ["accepted", "rejected", "rejected"]
+
+
+def test_the_players_own_reply_address_among_several_tokens_wins(world):
+    alice_to, bob_to = reply_address(world, "alice"), reply_address(world, "bob")
+    deliver(world, raw_mail(to=f"{bob_to}, {alice_to}"))
+    world.tick(T1)
+    assert pending_roulette(world, "alice") is not None
+    assert outbox_rows(world, kind="spoof") == []
+
+
+@pytest.mark.parametrize(
+    "frm",
+    ["=?utf-8?q?Alice_M=C3=BCller_=E2=80=93_Team=3A_Rot?= <alice@example.test>", 'Alice <"alice"@example.test>'],
+    ids=["encoded-colon", "quoted-local-part"],
+)
+def test_unusual_but_genuine_from_lines_are_the_player(world, frm):
+    deliver(world, raw_mail(to=reply_address(world, "alice"), frm=frm))
+    world.tick(T1)
+    assert pending_roulette(world, "alice") is not None
+
+
+def test_the_token_only_in_envelope_to_and_an_upstream_dmarc_failure(world):
+    to = reply_address(world, "alice")
+    extra = (
+        f"Envelope-to: {to}\r\nAuthentication-Results: mx.example.test; dmarc=pass\r\n"
+        "Authentication-Results: list.example.org; dmarc=fail (p=none)\r\n"
+    )
+    deliver(world, raw_mail(to="players@list.example.org", extra=extra))
+    world.tick(T1)
+    assert pending_roulette(world, "alice") is not None
+
+
+def multipart(to: str, *parts: tuple[str, str], kind: str = "alternative") -> bytes:
+    body = "".join(f"--b\r\nContent-Type: {ctype}; charset=utf-8\r\n\r\n{text}\r\n" for ctype, text in parts)
+    return (
+        f"From: alice@example.test\r\nTo: {to}\r\nSubject: Re: x\r\nMessage-ID: <mp@example.test>\r\n"
+        f'MIME-Version: 1.0\r\nContent-Type: multipart/{kind}; boundary="b"\r\n\r\n{body}--b--\r\n'
+    ).encode()
+
+
+def test_a_plain_part_mangled_by_the_client_does_not_hide_a_valid_html_part(world):
+    plain = "ROULETTE\n*Winning colour* Silver\nGold 33 Silver 7 Black 0"  # no colons: incomplete
+    html = "<p>ROULETTE<br>Winning colour: Silver<br>Gold: 33<br>Silver: 7<br>Black: 0</p>"
+    deliver(world, multipart(reply_address(world, "alice"), ("text/plain", plain), ("text/html", html)))
+    world.tick(T1)
+    assert pending_roulette(world, "alice") == {"winning": "Silver", "points": {"Gold": 33, "Silver": 7, "Black": 0}}
+
+
+def test_the_form_in_a_second_text_part_beside_an_image_is_read(world):
+    deliver(
+        world,
+        multipart(
+            reply_address(world, "alice"),
+            ("text/plain", "Here is my roulette, with a photo of my cat:"),
+            ("image/png", "iVBORw0KGgo="),
+            ("text/plain", ROULETTE),
+            kind="mixed",
+        ),
+    )
+    world.tick(T1)
+    assert pending_roulette(world, "alice") is not None
+
+
+def test_an_html_form_edited_inside_the_blockquote_is_the_players_move(world):
+    alice = world.client("alice")
+    prompt = alice.latest()
+    form = "".join(
+        f"<div>{line}</div>"
+        for line in prompt.text.replace("Winning colour: Gold", "Winning colour: Silver").splitlines()
+    )
+    html = f"<div>My move is in the form below.</div><blockquote>{form}</blockquote>"
+    data = (
+        f"From: alice@example.test\r\nTo: {prompt.reply_address}\r\nSubject: Re: x\r\nMessage-ID: <bq@example.test>\r\n"
+        f"In-Reply-To: {prompt.message_id}\r\nMIME-Version: 1.0\r\n"
+        f"Content-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+    ).encode()
+    deliver(world, data)
+    world.tick(T1)
+    assert pending_roulette(world, "alice")["winning"] == "Silver"
