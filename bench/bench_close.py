@@ -204,7 +204,7 @@ def submit_all(world, round_no: int = 0) -> int:
                         parts.append(ROULETTE.format(colour=("Gold", "Silver")[(round_no + i) % 2]))
                     if round_no > 0:
                         parts.append(BET)
-                    for move in game.parse(state, player, "\n\n".join(parts)):
+                    for move in game.parse(state, player, "\n\n".join(parts)).moves:
                         applied = game.apply_move(state, player, move)
                         assert applied.accepted, applied.reason
                         state = applied.state

@@ -288,7 +288,7 @@ BREAKDOWN = [
     ("  game.apply_move", ("referee/games/stationary_roulette.py", "apply_move"), ("referee/pipeline/judge.py", "judge"), False),
     ("  _record (events and state)", ("referee/pipeline/judge.py", "_record"), None, False),
     ("Referee.start_due", ("referee/service.py", "start_due"), None, False),
-    ("  _balance (2 SUM queries per player over the ledger)", ("referee/service.py", "_balance"), None, False),
+    ("  Balances.preload (2 grouped SUM queries per batch)", ("referee/store/balances.py", "preload"), None, False),
     ("Referee.close_due", ("referee/service.py", "close_due"), None, False),
     ("  _close_step", ("referee/service.py", "_close_step"), None, False),
     ("  game.apply_timeout (settlement, deepcopy)", ("referee/games/stationary_roulette.py", "apply_timeout"), None, False),

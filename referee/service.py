@@ -36,6 +36,7 @@ from referee.mail.parse import Headers
 from referee.pipeline.ingest import Ingest, InboxTransport
 from referee.pipeline.judge import Judge
 from referee.render import render_mail
+from referee.store.balances import Balances
 from referee.store.db import Store
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox, Player, Seat
 from referee.timefmt import duration, iso, local_time
@@ -219,7 +220,8 @@ class Referee:
         game = GAMES[match.game]
         players = [seat.player.key for seat in match.seats]
         # every chip in a match comes from the season ledger (a season file cannot set chips)
-        options = {**match.options, "chips": {p: self._balance(session, match.season_id, p) for p in players}}
+        balances = self.balances(session)
+        options = {**match.options, "chips": {p: balances.get(match.season_id, p) for p in players}}
         match.options = options
         state = game.initial_state(match.seed, players, options)
         match.status = "running"
@@ -252,12 +254,13 @@ class Referee:
         while True:
             done = 0
             try:
-                # no autoflush: the writes of a batch go out together at commit (starting a match
-                # reads ledger balances, which no work in a batch of starts changes)
+                # no autoflush: the writes of a batch go out together at commit (the ledger
+                # balances its work reads are kept current in memory: referee.store.balances)
                 with self.store.unit_of_work(autoflush=False) as session:
                     matches = session.scalars(self._workable(query).limit(BATCH).options(*MATCH_CONTEXT)).all()
                     if not matches:
                         return total
+                    self.preload_balances(session, matches)
                     for match in matches:
                         with self._isolated(match, doing):
                             done += work(session, match)
@@ -300,9 +303,8 @@ class Referee:
         missing = game.awaiting(match.state)
         # The settlement is judged against what each player holds in the season right now
         # (other matches settle too): the ledger's balance, recorded for replays.
-        if any(isinstance(obj, LedgerEntry) for obj in session.new):
-            session.flush()
-        balances = {seat.player.key: self._balance(session, match.season_id, seat.player.key) for seat in match.seats}
+        live = self.balances(session)
+        balances = {seat.player.key: live.get(match.season_id, seat.player.key) for seat in match.seats}
         state = game.apply_timeout(game.with_balances(match.state, balances))
         after = game.step(state)
         if after is not None and after.key == step_key:
@@ -330,20 +332,21 @@ class Referee:
     def _save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         """Store the new state, copy new chip movements into the ledger, and (re)open the step."""
         old = match.state or {"transfers": []}
+        balances = self.balances(session)
         for seq, t in enumerate(state["transfers"][len(old["transfers"]) :], start=len(old["transfers"])):
-            session.add(
-                LedgerEntry(
-                    season_id=match.season_id,
-                    match_id=match.id,
-                    seq=seq,
-                    from_account=t["from"],
-                    to_account=t["to"],
-                    amount=t["amount"],
-                    reason=t["reason"],
-                    step_key=t.get("step"),
-                    at=at,
-                )
+            entry = LedgerEntry(
+                season_id=match.season_id,
+                match_id=match.id,
+                seq=seq,
+                from_account=t["from"],
+                to_account=t["to"],
+                amount=t["amount"],
+                reason=t["reason"],
+                step_key=t.get("step"),
+                at=at,
             )
+            session.add(entry)
+            balances.post(entry)
         match.state = state
         step = game.step(state)
         if step is None:
@@ -587,16 +590,17 @@ class Referee:
             )
         )
 
-    def _balance(self, session: Session, season_id: int, account: str) -> int:
-        """An account's season balance: what came in minus what went out."""
-        in_season = LedgerEntry.season_id == season_id
-        incoming = select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
-            in_season, LedgerEntry.to_account == account
-        )
-        outgoing = select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
-            in_season, LedgerEntry.from_account == account
-        )
-        return int(session.scalar(select(incoming.scalar_subquery() - outgoing.scalar_subquery())))
+    @staticmethod
+    def balances(session: Session) -> Balances:
+        """The live season balances of this unit of work (:mod:`referee.store.balances`)."""
+        found = session.info.get("balances")
+        if found is None:
+            found = session.info["balances"] = Balances(session)
+        return found
+
+    def preload_balances(self, session: Session, matches: Sequence[Match]) -> None:
+        """Read the balances of every player of ``matches`` at once, for a batch."""
+        self.balances(session).preload((m.season_id, seat.player.key) for m in matches for seat in m.seats)
 
 
 # ---------------------------------------------------------------------- helpers

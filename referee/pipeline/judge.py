@@ -228,6 +228,7 @@ class Judge:
             batch.matches = list(
                 session.scalars(select(Match).where(Match.id.in_(match_ids)).options(*MATCH_CONTEXT)).all()
             )
+            self.referee.preload_balances(session, batch.matches)
         ordered = sorted(refs)
         for start in range(0, len(ordered), 500):
             rows = session.execute(

@@ -1,0 +1,71 @@
+"""Live season balances within one unit of work.
+
+A player's chips are one balance per season, shared by all their matches, and every
+settlement is judged against it as it stands at that moment (RULINGS.md). The ledger is
+the truth: a balance is what came in minus what went out. Inside a batch, whose writes go
+to the database only at commit, :class:`Balances` keeps the balances of the batch's
+players in memory: loaded for all of them in two grouped queries, then moved by every
+ledger entry the batch adds (:meth:`post`). A balance it was not asked to preload is
+read from the database after flushing what the batch has added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from referee.store.models import LedgerEntry
+
+__all__ = ["Balances", "balances_of"]
+
+
+class Balances:
+    def __init__(self, session: Session):
+        self.session = session
+        self._known: dict[tuple[int, str], int] = {}
+        self._unflushed = False  # entries added since the last flush
+
+    def preload(self, pairs: Iterable[tuple[int, str]]) -> None:
+        """Read the balances of these (season, account) pairs, in two queries per season."""
+        by_season: dict[int, set[str]] = {}
+        for season_id, account in pairs:
+            if (season_id, account) not in self._known:
+                by_season.setdefault(season_id, set()).add(account)
+        if by_season and self._unflushed:
+            self.session.flush()
+            self._unflushed = False
+        for season_id, accounts in by_season.items():
+            self._known.update(((season_id, a), v) for a, v in balances_of(self.session, season_id, accounts).items())
+
+    def get(self, season_id: int, account: str) -> int:
+        if (season_id, account) not in self._known:
+            self.preload([(season_id, account)])
+        return self._known[(season_id, account)]
+
+    def post(self, entry: LedgerEntry) -> None:
+        """Account for an entry just added to the session."""
+        self._unflushed = True
+        for account, sign in ((entry.from_account, -1), (entry.to_account, 1)):
+            key = (entry.season_id, account)
+            if key in self._known:
+                self._known[key] += sign * entry.amount
+
+
+def balances_of(session: Session, season_id: int, accounts: Iterable[str]) -> dict[str, int]:
+    """The season balances of ``accounts`` (0 for an account without entries), from the
+    database: what came in minus what went out, in two grouped queries."""
+    accounts = sorted(set(accounts))
+    totals = dict.fromkeys(accounts, 0)
+    for start in range(0, len(accounts), 500):
+        chunk = accounts[start : start + 500]
+        for column, sign in ((LedgerEntry.to_account, 1), (LedgerEntry.from_account, -1)):
+            rows = session.execute(
+                select(column, func.sum(LedgerEntry.amount))
+                .where(LedgerEntry.season_id == season_id, column.in_(chunk))
+                .group_by(column)
+            )
+            for account, amount in rows:
+                totals[account] += sign * int(amount)
+    return totals
