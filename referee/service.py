@@ -29,7 +29,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from referee.config import ServiceConfig
 from referee.games import GAMES
-from referee.games.base import Game, GameError, State
+from referee.games.base import SEASON_CHIPS, Game, GameError, State
 from referee.mail import tokens
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
@@ -334,6 +334,8 @@ class Referee:
         old = match.state or {"transfers": []}
         balances = self.balances(session)
         for seq, t in enumerate(state["transfers"][len(old["transfers"]) :], start=len(old["transfers"])):
+            if t.get("currency", SEASON_CHIPS) != SEASON_CHIPS:
+                continue  # a match's own chips stay in its state; the season ledger holds season chips
             entry = LedgerEntry(
                 season_id=match.season_id,
                 match_id=match.id,

@@ -153,10 +153,23 @@ def rng(seed: int, *labels: object) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
 
 
-def transfer(state: State, frm: str, to: str, amount: int, reason: str, step: str) -> None:
-    """Record a chip movement (engines call this on their private copy of the state)."""
+SEASON_CHIPS = "chips"  # the season's chips (one balance per player, in the season ledger)
+MATCH_CHIPS = "stack"  # chips that exist only inside a match (a duel's stacks), never the season's
+
+
+def transfer(
+    state: State, frm: str, to: str, amount: int, reason: str, step: str, *, currency: str = SEASON_CHIPS
+) -> None:
+    """Record a movement of ``currency`` (engines call this on their private copy of the state).
+
+    A movement of the season's chips is ``{"from", "to", "amount", "reason", "step"}``;
+    any other currency adds ``"currency"``. Accounts are player keys, ``HOUSE`` or an
+    engine's own (e.g. ``"pot"``), so every currency is conserved within the transfers."""
     if amount < 0:
         raise ValueError("negative transfer")
     if amount == 0:
         return
-    state["transfers"].append({"from": frm, "to": to, "amount": amount, "reason": reason, "step": step})
+    entry = {"from": frm, "to": to, "amount": amount, "reason": reason, "step": step}
+    if currency != SEASON_CHIPS:
+        entry["currency"] = currency
+    state["transfers"].append(entry)
