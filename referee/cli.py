@@ -8,15 +8,13 @@ naming the problem and exit 2; an unexpected failure prints one line and exits 1
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from typing import TYPE_CHECKING
 
 from referee.config import (
     CONFIG_NAME,
@@ -28,7 +26,9 @@ from referee.config import (
     new_secret,
     parse_instant,
 )
-from referee.store.db import Store
+
+if TYPE_CHECKING:  # the database layer is imported by the commands that use it, not by `--help`
+    from referee.store.db import Store
 
 EXAMPLE_CONFIG = """\
 # referee service configuration (see deploy/example-referee.toml for every option)
@@ -71,16 +71,6 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"referee: error: {exc}", file=sys.stderr)
         return 2
-    except OperationalError as exc:
-        print(f"referee: database error: {' '.join(str(exc.orig).split())}", file=sys.stderr)  # one line
-        if args.debug:
-            raise
-        return 1
-    except SQLAlchemyError as exc:
-        print(f"referee: database error: {exc}", file=sys.stderr)
-        if args.debug:
-            raise
-        return 1
     except OSError as exc:
         print(
             f"referee: error: {exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''}", file=sys.stderr
@@ -90,11 +80,30 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug: one line for the user, the traceback in the log with --debug
-        print(f"referee: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+    except Exception as exc:
+        if _is_database_error(exc):
+            print(f"referee: database error: {_database_error_text(exc)}", file=sys.stderr)  # one line
+        else:  # a bug: one line for the user, the traceback in the log with --debug
+            print(
+                f"referee: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr
+            )
         if args.debug:
             raise
         return 1
+
+
+def _is_database_error(exc: BaseException, kind: str = "SQLAlchemyError") -> bool:
+    """Is ``exc`` one of SQLAlchemy's errors? (Without importing SQLAlchemy for commands
+    that never loaded it: then it cannot be.)"""
+    errors = sys.modules.get("sqlalchemy.exc")
+    return errors is not None and isinstance(exc, getattr(errors, kind))
+
+
+def _database_error_text(exc: BaseException) -> str:
+    """One line: the driver's own message for an operational error, else SQLAlchemy's."""
+    if _is_database_error(exc, "OperationalError"):
+        return " ".join(str(exc.orig).split())  # type: ignore[attr-defined]
+    return str(exc)
 
 
 def version() -> str:
@@ -196,6 +205,8 @@ class _Sub:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """All or nothing: if the database cannot be set up, what this run created is removed."""
+    from referee.store.db import Store
+
     path = Path(args.config or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME)
     created: list[Path] = []  # files and folders this run made, in order
     store: Store | None = None
@@ -283,10 +294,10 @@ def cmd_season_load(args: argparse.Namespace) -> int:
     elif args.config or os.environ.get("REFEREE_CONFIG") or Path(CONFIG_NAME).exists():
         try:
             store = open_store(args)[1]
-        except (ConfigError, OperationalError) as exc:  # --check works on the file alone, unless --config
-            if args.config:  # names a service
+        except Exception as exc:  # --check works on the file alone, unless --config names a service
+            if args.config or not (isinstance(exc, ConfigError) or _is_database_error(exc, "OperationalError")):
                 raise
-            why = str(exc) if isinstance(exc, ConfigError) else f"database error: {' '.join(str(exc.orig).split())}"
+            why = str(exc) if isinstance(exc, ConfigError) else f"database error: {_database_error_text(exc)}"
     try:
         if store is None:  # --check with no database to compare with: every match counts as new
             warnings = check_past_starts(spec.matches, now, allow_past=args.allow_past)
@@ -320,6 +331,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         logging.getLogger("apscheduler").setLevel(logging.WARNING)  # it logs every job run at INFO
     referee = make_referee(config, store)
     runner = ServiceRunner(referee, poll_seconds=config.poll_seconds, grace_seconds=config.arrival_grace_seconds)
+    import asyncio
+
     asyncio.run(runner.run())
     return 0
 
@@ -385,6 +398,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def open_store(args: argparse.Namespace) -> tuple[ServiceConfig, Store]:
+    from referee.store.db import Store
+
     config = load_service_config(find_config(args.config))
     store = Store(config.database)
     if not store.has_schema():

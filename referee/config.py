@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from referee.games import GAMES
 
 CONFIG_NAME = "referee.toml"
 RESERVED_ACCOUNTS = {"LGT", "SEASON"}
@@ -331,6 +330,8 @@ def load_season(path: Path) -> SeasonSpec:
 
 
 def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
+    from referee.games import GAMES  # the engines are loaded by the commands that read seasons
+
     _unknown(data, {"season", "games", "players", "matches"}, where)
     season = _table(data, "season", where)
     swhere = f"{where} [season]"
