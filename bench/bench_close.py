@@ -7,9 +7,7 @@ All matches start at the same instant, so all share one deadline.
   start     ``Referee.start_due(start)`` starts all M matches (timed and printed:
             chips from the ledger, initial state, start event, two "round is open"
             mails composed into the outbox table per match). ``--start fast`` runs the
-            same start_due with each player's ledger balance precomputed by one GROUP BY
-            (instead of two SUM queries per player), as untimed setup, for iterating on
-            close_due.
+            same start_due in this process as untimed setup, for iterating on close_due.
   submit    both players' submissions for the round (a ROULETTE in rounds 0-9, a BET in
             rounds 1-10), applied through the game engine (``parse`` + ``apply_move``)
             and the Referee's own ``_log_event`` / ``_save_state``, as ``process_inbound``
@@ -162,22 +160,9 @@ def in_fresh_process(ctx, kind: str, folder: Path, profile_top: int = 0, round_n
 
 
 def fast_start(world) -> int:
-    """``Referee.start_due`` with one change: each player's ledger balance is looked up in
-    a table read by one GROUP BY query, instead of two SUM queries per player (which,
-    without an index on (season_id, account), scan the season's ledger and make a large
-    start quadratic). Everything else is the real code, so the rows written stay exactly
-    what the service writes."""
-    referee = Referee(world.store, world.config)
-    with world.store.unit_of_work() as session:
-        balances: dict[tuple[int, str], int] = {}
-        for column, sign in ((LedgerEntry.to_account, 1), (LedgerEntry.from_account, -1)):
-            for season_id, account, amount in session.execute(
-                    select(LedgerEntry.season_id, column, func.sum(LedgerEntry.amount))
-                    .group_by(LedgerEntry.season_id, column)):
-                balances[season_id, account] = balances.get((season_id, account), 0) + sign * int(amount)
-    if hasattr(referee, "_balance"):
-        referee._balance = lambda _session, season_id, account: balances.get((season_id, account), 0)
-    return referee.start_due(START)
+    """``Referee.start_due`` in this process, as untimed setup (the balances it reads are
+    loaded per batch of matches by two grouped queries: referee.store.balances)."""
+    return Referee(world.store, world.config).start_due(START)
 
 
 def submit_all(world, round_no: int = 0) -> int:
@@ -208,9 +193,9 @@ def submit_all(world, round_no: int = 0) -> int:
                         applied = game.apply_move(state, player, move)
                         assert applied.accepted, applied.reason
                         state = applied.state
-                        referee._log_event(session, match, "move", player, {"move": move, "accepted": True}, at)
+                        referee.book.log_event(session, match, "move", player, {"move": move, "accepted": True}, at)
                     submitted += 1
-                referee._save_state(session, match, game, state, at)
+                referee.book.save_state(session, match, game, state, at)
             last = matches[-1].id
 
 
@@ -257,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="players in the season (default 2 x matches: nobody plays twice)")
     parser.add_argument("--start", choices=("referee", "fast"), default="referee",
                         help="start the matches with Referee.start_due, timed in a fresh process (default), or "
-                             "'fast': start_due with the ledger balances precomputed, as untimed setup")
+                             "'fast': the same start_due in this process, as untimed setup")
     parser.add_argument("--setup", choices=("bulk", "loader"), default="bulk",
                         help="load the season by bulk INSERTs (default) or through referee.seasons.load_season")
     parser.add_argument("--round", type=int, default=0, choices=range(LAST_ROUND + 1), metavar="R",
@@ -296,13 +281,13 @@ def main(argv: list[str] | None = None) -> int:
                          start["statements"] / m, start["rss_before"], start["rss_peak_sampled"], start["hwm"], start["maxrss"]))
         else:
             world = open_world(folder)
-            print(f"starting {m:,} matches (start_due, balances precomputed) ...", flush=True)
+            print(f"starting {m:,} matches (start_due, untimed setup) ...", flush=True)
             t0 = time.perf_counter()
             started = fast_start(world)
             seconds = time.perf_counter() - t0
             if started != m:
                 raise SystemExit(f"start_due started {started} of {m} matches")
-            rows.append(("start_due, balances precomputed (setup)", m, seconds, m / seconds, "", "", "", "", ""))
+            rows.append(("start_due (setup)", m, seconds, m / seconds, "", "", "", "", ""))
             world.store.dispose()
 
         world = open_world(folder)

@@ -587,10 +587,10 @@ def read_mail(text: str) -> Parsed:
             if header is not None:
                 kind, s = header
                 if any(other.kind == kind for other in sections):
-                    raise ParseError(f"Your mail has two {kind.upper()} sections; send only one", line)
+                    raise ParseError(f"Your mail has two {kind.upper()} sections; send only one", written)
                 if section is not None:
                     section.close(capped=False)
-                section = _Section(kind, line)
+                section = _Section(kind, written)  # errors quote the line as written
                 sections.append(section)
                 if s < len(t):
                     section.read_line(t, s, written, ignored)

@@ -32,11 +32,17 @@ from referee.mail import guards, tokens
 from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
+from referee.match.book import MATCH_CONTEXT
+from referee.pipeline.report import TickReport
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
 from referee.timefmt import local_time
 
 if TYPE_CHECKING:
-    from referee.service import Referee, TickReport
+    from referee.config import ServiceConfig
+    from referee.match.book import MatchBook
+    from referee.match.notices import Notices
+    from referee.pipeline.clock import Clock
+    from referee.store.db import Store
 
 log = logging.getLogger("referee.judge")
 
@@ -128,10 +134,12 @@ class _Batch:
 
 
 class Judge:
-    def __init__(self, referee: Referee):
-        self.referee = referee
-        self.config = referee.config
-        self.store = referee.store
+    def __init__(self, store: Store, config: ServiceConfig, book: MatchBook, notices: Notices, clock: Clock):
+        self.store = store
+        self.config = config
+        self.book = book
+        self.notices = notices
+        self.clock = clock
         self.own_addresses = (self.config.mail.address,)
 
     # ------------------------------------------------------------------ batches
@@ -143,8 +151,6 @@ class Judge:
         judging fails (a bug) rolls the batch back; it is counted, and the batch is redone:
         a mail that failed once is judged alone, and quarantined when it fails again.
         """
-        from referee.service import TickReport
-
         report = TickReport()
         while True:
             batch = TickReport()
@@ -222,13 +228,11 @@ class Judge:
             # The matches with their seats and players; the seats are then in the session too.
             # (Not one Seat query with the match graph joined in: SQLAlchemy 2.1.9's compiled
             # loaders crashed the interpreter on that shape with a few hundred seats.)
-            from referee.service import MATCH_CONTEXT
-
             match_ids = set(session.scalars(select(Seat.match_id).where(Seat.id.in_(seat_ids))))
             batch.matches = list(
                 session.scalars(select(Match).where(Match.id.in_(match_ids)).options(*MATCH_CONTEXT)).all()
             )
-            self.referee.preload_balances(session, batch.matches)
+            self.book.preload_balances(session, batch.matches)
         ordered = sorted(refs)
         for start in range(0, len(ordered), 500):
             rows = session.execute(
@@ -244,7 +248,7 @@ class Judge:
     def _judge(
         self, session: Session, row: Inbound, head: Headers, now: datetime, batch: _Batch, limiter: ReplyLimiter
     ) -> Decision:
-        why = guards.automated_reason(head.message, self.own_addresses, self.referee.loop_value)
+        why = guards.automated_reason(head.message, self.own_addresses, self.notices.loop_value)
         if why:
             return Decision("ignored", why, f"{why}: automated or looping mail, never answered")
         row.sender = bounded(head.from_addr, 320) or None
@@ -357,7 +361,7 @@ class Judge:
             row.rule = why
             row.player_id = row.player_id or player.id  # whom the reply was for: the quiet period's key
             return False
-        self.referee._mail_player(
+        self.notices.mail_player(
             session,
             kind,
             match,
@@ -391,7 +395,7 @@ class _SeatMail:
         batch: _Batch,
         limiter: ReplyLimiter,
     ):
-        self.judge_, self.referee = judge, judge.referee
+        self.judge_, self.notices = judge, judge.notices
         self.session, self.row, self.head, self.now, self.batch, self.limiter = session, row, head, now, batch, limiter
         self.match, self.player = seat.match, seat.player
         self.game: Game = GAMES[self.match.game]
@@ -400,7 +404,7 @@ class _SeatMail:
     def judge(self) -> Decision:
         match, session = self.match, self.session
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
-        if self.referee._close_until(session, match, self.row.received_at):
+        if self.judge_.clock.close_until(session, match, self.row.received_at):
             session.flush()  # the late-reply check below reads the closing events
         if match.status != "running":
             return self.reject("This match is over; nothing more can be submitted.")
@@ -430,7 +434,7 @@ class _SeatMail:
                     applied.reason or "That move is not allowed now.", penalised=applied.changed, body=body
                 )
         self._record(logged, state)
-        self.referee._mail_player(
+        self.notices.mail_player(
             session,
             "receipt",
             match,
@@ -442,7 +446,7 @@ class _SeatMail:
             extra={"ignored": _quote(parsed.ignored), "truncated": body.truncated},
         )
         if match.step_key != step_before:
-            self.referee._announce_step(session, match, self.row.received_at)
+            self.notices.announce_step(session, match, self.row.received_at)
         return Decision("accepted", None, f"{len(logged)} move(s) for {match.key}")
 
     def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
@@ -507,11 +511,9 @@ class _SeatMail:
             return []
 
     def _record(self, logged: list[dict[str, Any]], state: State) -> None:
-        for payload in logged:
-            self.referee._log_event(
-                self.session, self.match, "move", self.player.key, payload, self.row.received_at, inbound_id=self.row.id
-            )
-        self.referee._save_state(self.session, self.match, self.game, state, self.row.received_at)
+        self.judge_.book.record_moves(
+            self.session, self.match, self.player.key, logged, state, self.row.received_at, inbound_id=self.row.id
+        )
 
     def _late_reply(self) -> str | None:
         """A reply to one of our mails about a step that has closed since is not moved to the next step.

@@ -52,13 +52,13 @@ def test_crash_after_storing_a_mail_before_moving_its_file(world, monkeypatch):
 
 def test_crash_while_processing_a_mail(world, monkeypatch):
     world.send("alice", ROULETTE, START + timedelta(hours=1))
-    real = world.referee._save_state
+    real = world.referee.book.save_state
 
     def crash(*args, **kwargs):
         real(*args, **kwargs)
         raise Crash
 
-    monkeypatch.setattr(world.referee, "_save_state", crash)
+    monkeypatch.setattr(world.referee.book, "save_state", crash)
     with pytest.raises(Crash):
         world.tick(START + timedelta(hours=1))
     assert counts(world) == (1, 0, 0)  # stored, nothing applied

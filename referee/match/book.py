@@ -1,0 +1,208 @@
+"""The match book: starts, applies and closes matches, and writes their events, states and
+ledger entries. It sends no mail: whoever moves a match on asks :mod:`referee.match.notices`
+to tell the players.
+
+Every effect is stamped with the instant it belongs to (a mail's arrival, a step's
+deadline, a match's start), never with when the referee got to it. The event log plus
+the match seed rebuilds any match (:func:`replay`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session, joinedload, selectinload
+
+from referee.games import GAMES
+from referee.games.base import SEASON_CHIPS, Game, GameError, State
+from referee.store.balances import Balances
+from referee.store.models import Event, LedgerEntry, Match, Seat
+from referee.timefmt import iso
+
+__all__ = ["MATCH_CONTEXT", "MatchBook", "next_reminder", "replay"]
+
+log = logging.getLogger("referee")
+
+# Everything a mail about a match needs, loaded with the match instead of one query at a time.
+MATCH_CONTEXT = (selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season))
+
+
+def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
+    """Rebuild a match's state from its seed, options and event log."""
+    players = [seat.player.key for seat in match.seats]
+    state = game.initial_state(match.seed, players, match.options)
+    for ev in events:
+        if ev.kind == "move":
+            state = game.apply_move(state, ev.player, ev.payload["move"]).state
+        elif ev.kind == "timeout":
+            if "balances" in ev.payload:
+                state = game.with_balances(state, ev.payload["balances"])
+            state = game.apply_timeout(state)
+    return state
+
+
+class MatchBook:
+    """Match changes inside a caller's unit of work (the caller commits)."""
+
+    # ------------------------------------------------------------------ the season ledger
+
+    @staticmethod
+    def balances(session: Session) -> Balances:
+        """The live season balances of this unit of work (:mod:`referee.store.balances`)."""
+        found = session.info.get("balances")
+        if found is None:
+            found = session.info["balances"] = Balances(session)
+        return found
+
+    def preload_balances(self, session: Session, matches: Sequence[Match]) -> None:
+        """Read the balances of every player of ``matches`` at once, for a batch."""
+        self.balances(session).preload((m.season_id, seat.player.key) for m in matches for seat in m.seats)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self, session: Session, match: Match) -> None:
+        """Start a scheduled match at its start time; its first step opens then."""
+        game = GAMES[match.game]
+        players = [seat.player.key for seat in match.seats]
+        # every chip in a match comes from the season ledger (a season file cannot set chips)
+        balances = self.balances(session)
+        options = {**match.options, "chips": {p: balances.get(match.season_id, p) for p in players}}
+        match.options = options
+        state = game.initial_state(match.seed, players, options)
+        match.status = "running"
+        self.log_event(session, match, "start", None, {"options": options}, match.starts_at)
+        self.save_state(session, match, game, state, match.starts_at)
+        log.info("match %s started at %s", match.key, iso(match.starts_at))
+
+    @staticmethod
+    def close_due(match: Match, until: datetime) -> bool:
+        """Is the open step's deadline at or before ``until``? (A step closes at its deadline,
+        so a mail that arrives exactly then is late.)"""
+        return match.status == "running" and match.deadline is not None and match.deadline <= until
+
+    def close_step(self, session: Session, match: Match) -> datetime:
+        """Close the open step at its deadline with the rules' defaults; returns the deadline."""
+        game = GAMES[match.game]
+        at = match.deadline
+        step_key = match.step_key
+        step = game.step(match.state)
+        missing = game.awaiting(match.state)
+        # The settlement is judged against what each player holds in the season right now
+        # (other matches settle too): the ledger's balance, recorded for replays.
+        live = self.balances(session)
+        balances = {seat.player.key: live.get(match.season_id, seat.player.key) for seat in match.seats}
+        state = game.apply_timeout(game.with_balances(match.state, balances))
+        after = game.step(state)
+        if after is not None and after.key == step_key:
+            # a deadline must move the match on, or its deadline would stay due forever
+            raise GameError(f"{game.name}: apply_timeout left step {step_key} open")
+        self.log_event(
+            session,
+            match,
+            "timeout",
+            None,
+            {"missing": list(missing), "title": step.title, "balances": balances},
+            at,
+            step_key=step_key,
+        )
+        self.save_state(session, match, game, state, at)
+        log.info(
+            "match %s: %s closed at its deadline %s%s",
+            match.key,
+            step_key,
+            iso(at),
+            f" (no submission from {', '.join(missing)})" if missing else "",
+        )
+        return at
+
+    def record_moves(
+        self,
+        session: Session,
+        match: Match,
+        player: str,
+        logged: list[dict[str, Any]],
+        state: State,
+        at: datetime,
+        *,
+        inbound_id: int | None = None,
+    ) -> None:
+        """A mail's moves (accepted, or a penalised one) and the state they led to."""
+        for payload in logged:
+            self.log_event(session, match, "move", player, payload, at, inbound_id=inbound_id)
+        self.save_state(session, match, GAMES[match.game], state, at)
+
+    def save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
+        """Store the new state, copy new chip movements into the ledger, and (re)open the step."""
+        old = match.state or {"transfers": []}
+        balances = self.balances(session)
+        for seq, t in enumerate(state["transfers"][len(old["transfers"]) :], start=len(old["transfers"])):
+            if t.get("currency", SEASON_CHIPS) != SEASON_CHIPS:
+                continue  # a match's own chips stay in its state; the season ledger holds season chips
+            entry = LedgerEntry(
+                season_id=match.season_id,
+                match_id=match.id,
+                seq=seq,
+                from_account=t["from"],
+                to_account=t["to"],
+                amount=t["amount"],
+                reason=t["reason"],
+                step_key=t.get("step"),
+                at=at,
+            )
+            session.add(entry)
+            balances.post(entry)
+        match.state = state
+        step = game.step(state)
+        if step is None:
+            if match.status != "finished":
+                result = game.result(state)
+                match.status, match.finished_at = "finished", at
+                match.result = asdict(result) if result else None
+                match.step_key = match.step_kind = match.deadline = match.remind_at = None
+                log.info("match %s finished at %s: %s", match.key, iso(at), result.reason if result else "")
+            return
+        if step.key != match.step_key:
+            match.step_key, match.step_kind, match.step_opened_at = step.key, step.kind, at
+            match.deadline = at + timedelta(seconds=match.timing["steps"][step.kind])
+            match.remind_at = next_reminder(match, after=at)
+
+    @staticmethod
+    def log_event(
+        session: Session,
+        match: Match,
+        kind: str,
+        player: str | None,
+        payload: dict[str, Any],
+        at: datetime,
+        *,
+        step_key: str | None = None,
+        inbound_id: int | None = None,
+    ) -> None:
+        match.last_event_seq = seq = match.last_event_seq + 1
+        session.add(
+            Event(
+                match_id=match.id,
+                seq=seq,
+                kind=kind,
+                player=player,
+                payload=payload,
+                at=at,
+                step_key=step_key or match.step_key,
+                inbound_id=inbound_id,
+            )
+        )
+
+
+def next_reminder(match: Match, *, after: datetime) -> datetime | None:
+    """The earliest reminder instant for the open step that is still ahead of ``after``."""
+    if match.deadline is None:
+        return None
+    for offset in sorted(match.timing.get("reminders", []), reverse=True):
+        at = match.deadline - timedelta(seconds=offset)
+        if at > after and at > (match.step_opened_at or after):
+            return at
+    return None

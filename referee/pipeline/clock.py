@@ -1,0 +1,159 @@
+"""The clock: what is due (starts, deadlines, reminders) and doing it, in batches.
+
+One place decides what "due" means (:func:`start_due_by`, :func:`deadline_due_by`); the
+scheduler's jobs and the poll only ring the bell. A batch of matches is one transaction
+without savepoints; a bug in one match rolls its batch back, that match is left as it was
+(logged; retried next tick) and the batch is redone without it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
+
+from referee.match.book import MATCH_CONTEXT, MatchBook
+from referee.match.notices import Notices
+from referee.store.db import Store
+from referee.store.models import Inbound, Match
+
+__all__ = ["BATCH", "Clock", "deadline_due_by", "start_due_by", "utc"]
+
+log = logging.getLogger("referee")
+
+BATCH = 200
+
+
+class _Abandoned(Exception):
+    """A batch is rolled back because one of its matches failed; it is redone without it."""
+
+
+class Clock:
+    def __init__(self, store: Store, book: MatchBook, notices: Notices):
+        self.store = store
+        self.book = book
+        self.notices = notices
+        self.broken: set[int] = set()  # matches whose work failed in this tick: left open, logged
+
+    def new_tick(self) -> None:
+        self.broken = set()
+
+    # ------------------------------------------------------------------ what is due
+
+    def next_times(self, now: datetime) -> tuple[datetime | None, datetime | None, datetime | None]:
+        """The earliest pending mail arrival, match start and deadline, each at or before ``now``."""
+        with self.store.unit_of_work() as session:
+            mail = session.scalar(
+                select(func.min(Inbound.received_at)).where(Inbound.status == "pending", Inbound.received_at <= now)
+            )
+            start = session.scalar(self.workable(select(func.min(Match.starts_at)).where(*start_due_by(now))))
+            deadline = session.scalar(self.workable(select(func.min(Match.deadline)).where(*deadline_due_by(now))))
+        return utc(mail), utc(start), utc(deadline)
+
+    def workable(self, query: Select) -> Select:
+        """``query`` without the matches that failed in this tick (left for the next)."""
+        return query.where(Match.id.not_in(self.broken)) if self.broken else query
+
+    # ------------------------------------------------------------------ doing it
+
+    def start_due(self, now: datetime) -> int:
+        """Start every scheduled match whose start has come; each player gets the first mail."""
+
+        def start(session: Session, match: Match) -> int:
+            self.book.start(session, match)
+            self.notices.announce_step(session, match, match.starts_at, first=True)
+            return 1
+
+        return self.in_batches(
+            select(Match).where(*start_due_by(now)).order_by(Match.starts_at, Match.id), "starting", start
+        )
+
+    def close_due(self, now: datetime, match_id: int | None = None) -> int:
+        """Close every step whose deadline has passed as of ``now`` (idempotent)."""
+        query = select(Match).where(*deadline_due_by(now))
+        if match_id is not None:
+            query = query.where(Match.id == match_id)
+        return self.in_batches(
+            query.order_by(Match.deadline, Match.id),
+            "closing its step",
+            lambda session, match: self.close_until(session, match, now),
+        )
+
+    def close_until(self, session: Session, match: Match, until: datetime) -> int:
+        """Close every step of ``match`` whose deadline is at or before ``until``, telling the
+        players after each (the mail shows that step's results and the step it opened)."""
+        closed = 0
+        while self.book.close_due(match, until):
+            at = self.book.close_step(session, match)
+            self.notices.announce_step(session, match, at)
+            closed += 1
+        return closed
+
+    def send_reminders(self, now: datetime) -> int:
+        """Remind players who still owe a submission, once per configured offset."""
+        return self.in_batches(
+            select(Match)
+            .where(Match.status == "running", Match.remind_at <= now, Match.deadline > now)
+            .order_by(Match.remind_at),
+            "sending reminders",
+            lambda session, match: self.notices.remind(session, match, now),
+        )
+
+    def in_batches(self, query: Select, doing: str, work: Callable[[Session, Match], int]) -> int:
+        """Run ``work`` on every match ``query`` finds, a batch of matches per transaction.
+
+        ``work`` must move each match out of ``query``'s reach, or the loop would not end.
+        """
+        total = 0
+        while True:
+            done = 0
+            try:
+                # no autoflush: the writes of a batch go out together at commit (the ledger
+                # balances its work reads are kept current in memory: referee.store.balances)
+                with self.store.unit_of_work(autoflush=False) as session:
+                    matches = session.scalars(self.workable(query).limit(BATCH).options(*MATCH_CONTEXT)).all()
+                    if not matches:
+                        return total
+                    self.book.preload_balances(session, matches)
+                    for match in matches:
+                        with self._isolated(match, doing):
+                            done += work(session, match)
+            except _Abandoned:
+                continue  # rolled back; the failing match is in self.broken
+            total += done
+
+    @contextmanager
+    def _isolated(self, match: Match, doing: str) -> Iterator[None]:
+        """Turn a bug while working on one match into a rollback of its batch, without it."""
+        try:
+            yield
+        except (StaleDataError, IntegrityError, OperationalError):
+            raise  # another process got there first: roll back; the next tick re-checks
+        except Exception as exc:
+            log.exception("match %s: %s failed; left as it was", match.key, doing)
+            self.broken.add(match.id)
+            raise _Abandoned from exc
+
+
+def start_due_by(now: datetime) -> tuple[Any, ...]:
+    """Where-clauses: scheduled matches whose start has come by ``now``."""
+    return (Match.status == "scheduled", Match.starts_at <= now)
+
+
+def deadline_due_by(now: datetime) -> tuple[Any, ...]:
+    """Where-clauses: running matches whose deadline has passed by ``now``."""
+    return (Match.status == "running", Match.deadline <= now)
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """Aggregates (min, max) bypass the column type: make them aware UTC again."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)
