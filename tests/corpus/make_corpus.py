@@ -17,10 +17,15 @@ substituted by the test just before delivery:
 ``{{REPLY_ALICE_CUT}}`` / ``{{REPLY_ALICE_PLUS}}`` / ``{{REPLY_ALICE_NONASCII}}``
     alice's reply address damaged on the way: the token's last 4 characters cut; one
     character (``q``) added at its end; its 4th character replaced by ``é`` (raw UTF-8)
+``{{REPLY_ALICE_UPPER}}``
+    alice's reply address in upper case (token and domain)
 ``{{REFEREE}}``
     the general address, referee@example.test
 ``{{INREPLYTO_ALICE}}`` / ``{{INREPLYTO_BOB}}``
     the Message-ID (with brackets) of the latest referee mail to that player
+``{{STEP0_ALICE}}`` / ``{{STEP1_ALICE}}`` (and ``_BOB``)
+    the Message-ID (with brackets) of the referee's step mail that opened round 0 (the
+    preparation phase) / round 1 for that player, however many mails came after it
 ``{{DATE}}``
     the RFC 5322 date of the arrival time
 
@@ -28,14 +33,17 @@ Index keys, one ``[[mail]]`` table per mail: ``file``, ``round`` (0: preparation
 only; 1: bets and roulettes), ``expect`` (accepted | rejected | ignored | quarantined),
 ``move`` (accepted: the move that stands after it; a table, or an array of tables when the
 mail holds both a ROULETTE and a BET), ``phrase`` (rejected: a key phrase of the reason the
-reply must contain, case-insensitive), ``rule`` (ignored: the named rule), ``reply`` (whether
-the referee answers at all), ``note`` (one line: the case and why), and where they apply:
+reply must contain, case-insensitive), ``rule`` (ignored: the named rule; rejected, where
+given: the rule recorded, e.g. ``spoofed``), ``reply`` (whether the referee answers at all),
+``note`` (one line: the case and why), and where they apply:
 ``player`` (whose seat the mail speaks for: whose pending move is checked, to whom the reply
 goes), ``shows`` (a placeholder string the reply must contain, e.g. the right reply address),
 ``same_as`` (this file is a re-delivery of that earlier file: the test substitutes its
 placeholders with the values used for that file, so the two differ only by trace headers),
 ``generate`` (the mail is not stored: the test builds it from this spec, ``big-body:N`` or
-``big-line:N``).
+``big-line:N``), ``after`` (the mail is delivered later than its round's mails: ``"round-1"``
+once round 1 has closed, during round 2; ``"match"`` once the match has ended; such mails
+have ``round = 1``).
 """
 
 from __future__ import annotations
@@ -1188,6 +1196,7 @@ class Case:
     shows: str | None = None
     same_as: str | None = None
     generate: str | None = None
+    after: str | None = None
 
 
 @dataclass
@@ -1369,7 +1378,10 @@ ROTATE_B = [
 
 def add_cases(corpus: Corpus) -> None:
     round0(corpus)
+    review_round0(corpus)
     round1(corpus)
+    review_round1(corpus)
+    review_after(corpus)
 
 
 def round0(k: Corpus) -> None:
@@ -3053,6 +3065,2089 @@ def _gmail_message_id(file: str) -> str:
     return f"<CA+{c.hx(30)}{c.hx(8).upper()}w@mail.gmail.com>"
 
 
+# ---------------------------------------------------------------------------- the review's probes
+# Ported from an independent review's probe mails (the file name is the probe's name; the
+# expected outcome, move, phrase and rule are the probe's). Where a probe accepted any reason
+# for a rejection, the phrase is the one every error reply holds ("could not be recorded").
+# Left out: an 8bit mail re-delivered by a relay downgraded to quoted-printable (a duplicate
+# the referee cannot recognise yet: a known open limit).
+
+SUBJECT_ROUND2 = "[Stationary Roulette m1] Round 1 of 10 result - Round 2 of 10 is open"
+SUBJECT_END = "[Stationary Roulette m1] Final result"
+ANY_ERROR = "could not be recorded"  # in every error reply: "... could not be recorded."
+
+# The referee's round mails as they are (only the reply address is left out of the body):
+# longer than ROUND0/ROUND1 above, with the totals, the colours left and the scoring rules.
+FULL_ROUND0 = """Dear {me},
+
+This is the referee of your Stationary Roulette match m1 against {other} (Test season).
+
+=== Now: Preparation phase ===
+
+* Prepare a roulette for {other} to bet on in round 1.
+  Choose its winning colour (you may still choose Gold 5, Silver 5, Black 5 more times)
+  and place exactly 40 points: Gold at least 25, Silver at least 5, Black 0.
+  {other} will see the points but not the winning colour.
+
+* There is nothing to bet on in the preparation phase; betting starts in round 1.
+
+Deadline: Wed 2 Dec 2026, {clock} (18:00 UTC).
+The round closes then, not earlier; until then you may send again and your last valid
+submission counts. If nothing arrives from you by then: no roulette gives {other}
+60 points, no bet counts as 0 on every colour, and each miss costs you 5 chips (paid to the LGT).
+
+To answer, reply to this mail and keep the lines
+below, changing only the colour and the numbers:
+
+{form}
+{scoring}"""
+
+FULL_ROUND1 = """Dear {me},
+
+This is the referee of your Stationary Roulette match m1 against {other} (Test season).
+
+=== Result of Preparation phase ===
+
+{me} prepared a roulette for the next round.
+{other} prepared a roulette for the next round.
+
+Chip movements:
+  none.
+
+Totals after Preparation phase:
+  {me}: 0 points (+0 this round), 200 chips; lost to Black takes 0 of 100; taken through own Black roulettes 0.
+  {other}: 0 points (+0 this round), 200 chips; lost to Black takes 0 of 100; taken through own Black roulettes 0.
+Winning colours left (each colour at most 5 times per player):
+  You: {left}.
+  {other} (as far as revealed): Gold 5, Silver 5, Black 5.
+
+=== Now: Round 1 of 10 ===
+
+* Prepare a roulette for {other} to bet on in round 2.
+  Choose its winning colour (you may still choose {left} more times)
+  and place exactly 40 points: Gold at least 25, Silver at least 5, Black 0.
+  {other} will see the points but not the winning colour.
+
+* Bet on the roulette {other} prepared in the preparation phase.
+  Its points: Gold 30, Silver 10, Black 0. Its winning colour stays secret until this round closes.
+  You have 40 points to bet on at most 2 colours (Gold, Silver, Black);
+  points you leave unbet are simply not used.
+
+{other} is betting this round on your roulette: winning colour {mine}, points Gold 30, Silver 10, Black 0.
+
+Deadline: Thu 3 Dec 2026, {clock} (18:00 UTC).
+The round closes then, not earlier; until then you may send again and your last valid
+submission counts. If nothing arrives from you by then: no roulette gives {other}
+60 points, no bet counts as 0 on every colour, and each miss costs you 5 chips (paid to the LGT).
+
+To answer, reply to this mail and keep the lines
+below, changing only the colour and the numbers:
+
+{form}
+{scoring}"""
+
+SCORING = """How scoring works, in short: on a Gold or Silver roulette both players earn their points
+on the winning colour (the preparer the points placed there, the bettor the points bet
+there). A bettor who puts all 40 points on one colour earns 20 bonus points if it is the
+winning colour; if not, the preparer earns the 20. On a Black roulette nobody earns points
+(bonus aside): the preparer takes 40 chips minus the bet on Black from the bettor, then
+pays the LGT 10 chips. A player who loses 100 chips to Black takes, or owes more chips
+than they hold, loses at once. After round 10 the most points wins, and the winner takes
+1 chip from the loser per 10 points of lead.
+
+{dashdash}
+The referee (an automated service; replies to this address are read by the program)"""
+
+
+def full_original(player: str, rnd: int) -> str:
+    """The referee's round mail to ``player`` as a client shows it (no trailing newline)."""
+    return (FULL_ROUND0 if rnd == 0 else FULL_ROUND1).format(
+        me=FIRST[player],
+        other=OTHER[player],
+        clock="19:00 CET" if player == "alice" else "13:00 EST",
+        left="Gold 4, Silver 5, Black 5" if player == "alice" else "Gold 5, Silver 4, Black 5",
+        mine="Gold" if player == "alice" else "Silver",
+        form=FORM0 if rnd == 0 else FORM1,
+        scoring=SCORING.format(dashdash="-- "),
+    )
+
+
+def rv_roulette(w, g, s, b=0, sep: str = ": ") -> str:
+    return f"ROULETTE\nWinning colour{sep}{w}\nGold{sep}{g}\nSilver{sep}{s}\nBlack{sep}{b}\n"
+
+
+def rv_bet(g=None, s=None, b=None, sep: str = ": ") -> str:
+    out = "BET\n"
+    for name, value in (("Gold", g), ("Silver", s), ("Black", b)):
+        if value is not None:
+            out += f"{name}{sep}{value}\n"
+    return out
+
+
+def rv_esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def rv_lines(text: str, tag: str = "div") -> str:
+    return "".join(f"<{tag}>{rv_esc(line) or '<br>'}</{tag}>" for line in text.splitlines())
+
+
+def rv_noise(c: Ctx, n: int, salt: str = "") -> bytes:
+    """``n`` bytes that look random, derived from the file name (the output stays deterministic)."""
+    out = b""
+    i = 0
+    while len(out) < n:
+        out += hashlib.sha256(f"{c.file}:{salt}:{i}".encode()).digest()
+        i += 1
+    return out[:n]
+
+
+def rv_head(
+    c: Ctx,
+    *,
+    msgid: str,
+    frm: str | bool | None = None,
+    to: str | None = None,
+    subject: str | None = None,
+    irt: str | bool = True,
+    cc: str | None = None,
+    extra: tuple | list = (),
+    top: tuple | list = (),
+) -> list[tuple[str, str | bytes]]:
+    """The header block of a probe: trace, From, To, (Cc,) Subject, Date, Message-ID,
+    In-Reply-To and References (``irt``: True for the latest referee mail, a value, or False)."""
+    hs: list[tuple[str, str | bytes]] = [*top, mx_received(c, "mail.example.net", "192.0.2.7")]
+    if frm is not False:
+        hs.append(("From", frm if frm is not None else c.frm))
+    hs.append(("To", to if to is not None else c.to))
+    if cc:
+        hs.append(("Cc", cc))
+    hs += [("Subject", subject if subject is not None else c.subject), ("Date", DATE)]
+    if msgid:
+        hs.append(("Message-ID", f"<{msgid}>"))
+    if irt:
+        ref = c.irt if irt is True else irt
+        hs += [("In-Reply-To", ref), ("References", ref)]
+    hs.extend(extra)
+    return hs
+
+
+def rv_mail(c: Ctx, part: Part, **head) -> bytes:
+    return message(rv_head(c, **head), part)
+
+
+def rv_plain(text: str, *, charset: str = "utf-8", cte: str = "8bit", flowed: bool = False, extra: tuple = ()) -> Part:
+    ctype = f'text/plain; charset="{charset}"' + ("; format=flowed" if flowed else "")
+    if cte == "qp-raw":  # labelled quoted-printable, the text as it is
+        return raw_part(ctype, text.encode(charset), cte="quoted-printable", headers=extra)
+    return text_part(text, charset=charset, cte=cte, ctype=ctype, headers=extra)
+
+
+def rv_html(body: str, *, charset: str = "utf-8", cte: str = "quoted-printable") -> Part:
+    return text_part(body, charset=charset, cte=cte, ctype=f'text/html; charset="{charset}"')
+
+
+def rv_bytes(ctype: str, data: bytes, *, extra: tuple = ()) -> Part:
+    return raw_part(ctype, b64(data), cte="base64", headers=extra)
+
+
+def rv_block(c: Ctx, labels: tuple, date: str, *, underscores: bool = False) -> str:
+    """An Outlook reply header block with localized labels, as the client writes it."""
+    top = "________________________________\n" if underscores else ""
+    return (
+        f"{top}{labels[0]}: Referee <referee@example.test>\n{labels[1]}: {date}\n"
+        f"{labels[2]}: {FIRST[c.player]} <{LITERAL[c.player]}>\n{labels[3]}: {SUBJECT[c.rnd]}\n\n"
+    )
+
+
+def rv_rej(k: Corpus, c: Ctx, raw: bytes, phrase: str, note: str, *, rule: str | None = None, reply: bool = True):
+    k.add(Case(c.file, k.round, "rejected", note, raw, phrase=phrase, rule=rule, reply=reply, player=c.player))
+
+
+OUTLOOK_LANGS = [
+    ("sv", ("Från", "Skickat", "Till", "Ämne"), "den 1 december 2026 19:00", ("Gold", 27, 13), "Hej!"),
+    ("da", ("Fra", "Sendt", "Til", "Emne"), "1. december 2026 19:00", ("Silver", 26, 14), "Hej"),
+    ("pl", ("Od", "Wysłane", "Do", "Temat"), "wtorek, 1 grudnia 2026 19:00", ("Black", 29, 11), "Cześć"),
+    ("cs", ("Od", "Odesláno", "Komu", "Předmět"), "úterý 1. prosince 2026 19:00", ("Gold", 35, 5), "Ahoj"),
+    ("ru", ("От", "Отправлено", "Кому", "Тема"), "1 декабря 2026 г. 19:00", ("Silver", 31, 9), "Привет"),
+    ("ja", ("差出人", "送信日時", "宛先", "件名"), "2026年12月1日 19:00", ("Gold", 25, 15), "よろしくお願いします"),
+    ("zh", ("发件人", "发送时间", "收件人", "主题"), "2026年12月1日 19:00", ("Black", 30, 10), "你好"),
+    ("tr", ("Kimden", "Gönderildi", "Kime", "Konu"), "1 Aralık 2026 Salı 19:00", ("Silver", 33, 7), "Merhaba"),
+    ("it", ("Da", "Inviato", "A", "Oggetto"), "martedì 1 dicembre 2026 19:00", ("Gold", 29, 11), "Ciao"),
+    ("nl", ("Van", "Verzonden", "Aan", "Onderwerp"), "dinsdag 1 december 2026 19:00", ("Black", 27, 13), "Hoi"),
+    ("pt", ("De", "Enviado", "Para", "Assunto"), "terça-feira, 1 de dezembro de 2026 19:00", ("Silver", 32, 8), "Olá"),
+    ("es", ("De", "Enviado el", "Para", "Asunto"), "martes, 1 de diciembre de 2026 19:00", ("Gold", 31, 9), "Hola"),
+]
+
+
+def review_round0(k: Corpus) -> None:
+    k.round = 0
+
+    # ---- accepted: client shapes ---------------------------------------------------------------------
+    c = k.ctx("outlook-mac-roulette.eml")
+    text = (
+        "Hi referee,\n\n"
+        + rv_roulette("Silver", 28, 12)
+        + "\nAlice\n\n"
+        + rv_block(c, ("From", "Date", "To", "Subject"), "Tuesday, 1 December 2026 at 19:00")
+        + full_original("alice", 0)
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="quoted-printable"),
+            msgid="OLMAC1@outlook.mac.example.net",
+            extra=(("User-Agent", "Microsoft-MacOutlook/16.80.23121017"), ("Thread-Topic", "x")),
+        ),
+        R("Silver", 28, 12),
+        "Outlook for Mac: From/Date/To/Subject block, original unprefixed",
+    )
+
+    c = k.ctx("spark-roulette.eml")
+    attr = "On 1 Dec 2026 at 19:00 +0100, Referee <referee@example.test>, wrote:"
+    text = (
+        rv_roulette("Black", 25, 15) + "\nSent with Spark\n\n" + attr + "\n" + quote(full_original("alice", 0)) + "\n"
+    )
+    body = (
+        "<html><body><div>"
+        + rv_lines(rv_roulette("Black", 25, 15))
+        + '</div><div>Sent with Spark</div><div class="gmail_quote">'
+        + rv_esc(attr)
+        + '<blockquote type="cite">'
+        + rv_lines(full_original("alice", 0))
+        + "</blockquote></div></body></html>"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("alternative", [rv_plain(text, cte="quoted-printable"), rv_html(body)], "spark-b1"),
+            msgid="a1b2c3d4-spark@Spark",
+        ),
+        R("Black", 25, 15),
+        "Spark: 'On 1 Dec 2026 at 19:00 +0100, Referee <...>, wrote:' + > quote",
+    )
+
+    c = k.ctx("airmail-roulette.eml")
+    text = (
+        rv_roulette("Gold", 32, 8)
+        + "\n-- \nAlice\nSent with Airmail\n\n"
+        + "On December 1, 2026 at 19:00:00, Referee (referee@example.test) wrote:\n\n"
+        + quote(full_original("alice", 0))
+        + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="quoted-printable"),
+            msgid="etPan.6571.2a.airmail@example.net",
+            extra=(("X-Mailer", "Airmail (620)"),),
+        ),
+        R("Gold", 32, 8),
+        "Airmail: 'On December 1, 2026 at 19:00:00, Referee (referee@...) wrote:' + > quote, X-Mailer Airmail",
+    )
+
+    c = k.ctx("superhuman-html-only.eml")
+    body = (
+        '<html><head><meta charset="utf-8"></head><body><div>'
+        + rv_lines(rv_roulette("Silver", 27, 13))
+        + '</div><br><div class="gmail_quote"><div dir="ltr">On Tue, Dec 01, 2026 at 7:00 PM, Referee '
+        '&lt;<a href="mailto:referee@example.test">referee@example.test</a>&gt; wrote:<br></div>'
+        '<blockquote class="gmail_quote" style="margin:0 0 0 .8ex;border-left:1px #ccc solid">'
+        + rv_lines(full_original("alice", 0))
+        + "</blockquote></div></body></html>"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="lk3x9.superhuman@mail.superhuman.com"),
+        R("Silver", 27, 13),
+        "Superhuman: HTML-only, <div> lines, gmail_quote + blockquote",
+    )
+
+    c = k.ctx("zimbra-original-message.eml")
+    text = (
+        rv_roulette("Gold", 26, 14) + '\n----- Original Message -----\nFrom: "Referee" <referee@example.test>\n'
+        'To: "Alice" <alice@example.test>\nSent: Tuesday, December 1, 2026 7:00:00 PM\n'
+        f"Subject: {SUBJECT[0]}\n\n" + quote(full_original("alice", 0)) + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="7bit"),
+            msgid="1234567.89.1796148000000.JavaMail.zimbra@example.net",
+            extra=(("X-Mailer", "Zimbra 9.0.0_GA_4546 (ZimbraWebClient - FF120)"),),
+        ),
+        R("Gold", 26, 14),
+        "Zimbra: '----- Original Message -----' + From/To/Sent/Subject + > quote",
+    )
+
+    c = k.ctx("zimbra-fr-mail-original-unprefixed.eml")
+    text = (
+        rv_roulette("Silver", 29, 11)
+        + '\nCordialement\n\n----- Mail original -----\nDe: "Referee" <referee@example.test>\n'
+        '\u00c0: "Alice" <alice@example.test>\nEnvoy\u00e9: Mardi 1 D\u00e9cembre 2026 19:00:00\n'
+        f"Objet: {SUBJECT[0]}\n\n" + full_original("alice", 0) + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, cte="quoted-printable"), msgid="2234567.1796148000001.JavaMail.zimbra@example.net"),
+        R("Silver", 29, 11),
+        "Zimbra in French: '----- Mail original -----' + De/\u00c0/Envoy\u00e9/Objet, original unprefixed",
+    )
+
+    c = k.ctx("lotus-notes-header-block.eml")
+    text = (
+        rv_roulette("Black", 31, 9) + "\nMit freundlichen Gruessen / Best regards\nAlice Martin\n\n\n\n"
+        "From:   Referee <referee@example.test>\nTo:     alice@example.test\nDate:   01.12.2026 19:00\n"
+        f"Subject:        {SUBJECT[0]}\n\n\n\n" + full_original("alice", 0) + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, charset="ISO-8859-1", cte="quoted-printable"),
+            msgid="OFA1B2C3D4.E5F60718-ONC1258A1B.0063A1B2-C1258A1B.0063C3D4@example.net",
+            extra=(
+                ("X-Mailer", "IBM Notes Release 9.0.1FP10 SHF241 January 15, 2019"),
+                ("X-MIMETrack", "Serialize by Router on Notes01/Example at 01.12.2026 19:05:00"),
+            ),
+        ),
+        R("Black", 31, 9),
+        "Lotus Notes: aligned 'From:   ' / 'To:     ' / 'Date:   ' / 'Subject:' block, original unprefixed",
+    )
+
+    c = k.ctx("yandex-roulette.eml")
+    text = (
+        "Добрый день!\n\n"
+        + rv_roulette("Gold", 33, 7)
+        + '\n-- \nС уважением,\nАлиса\n\n01.12.2026, 19:00, "Referee" <referee@example.test>:\n'
+        + quote(full_original("alice", 0))
+        + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="base64"),
+            msgid="1234561796148000@mail.yandex.ru",
+            extra=(("X-Mailer", "Yamail [ http://yandex.ru ] 5.0"),),
+        ),
+        R("Gold", 33, 7),
+        "Yandex: '01.12.2026, 19:00, \"Referee\" <...>:' attribution + > quote, base64 utf-8",
+    )
+
+    c = k.ctx("mailru-roulette.eml")
+    attr = "Вторник, 1 декабря 2026, 19:00 +01:00 от Referee <referee@example.test>:"
+    text = (
+        rv_roulette("Silver", 30, 10)
+        + "\n\n--\nАлиса\n\n>"
+        + attr
+        + "\n>\n"
+        + quote(full_original("alice", 0), ">")
+        + "\n"
+    )
+    body = (
+        "<HTML><BODY>" + rv_lines(rv_roulette("Silver", 30, 10)) + "<div>--<br>Алиса</div><br><br>"
+        '<blockquote style="border-left:1px solid #0857A6; margin:10px; padding:0 0 0 10px;">'
+        + rv_esc(attr)
+        + "<br>"
+        + rv_lines(full_original("alice", 0))
+        + "</blockquote></BODY></HTML>"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart(
+                "alternative", [rv_plain(text, cte="base64"), rv_html(body, cte="base64")], "--ALT--mailru1796148000"
+            ),
+            msgid="1796148000.123456789@f501.i.mail.ru",
+            extra=(("X-Mailer", "Mail.Ru Mailer 1.0"),),
+        ),
+        R("Silver", 30, 10),
+        "Mail.ru: plain with '>' on the attribution too ('Вторник, 1 декабря 2026, 19:00 +01:00 от Referee')",
+    )
+
+    c = k.ctx("qq-mail-html-original-unquoted.eml")
+    body = (
+        '<meta http-equiv="Content-Type" content="text/html; charset=GB18030"><div>'
+        + rv_lines(rv_roulette("Gold", 34, 6))
+        + "</div><div><br></div><div><br></div>"
+        '<div style="font-size: 12px;font-family: Arial Narrow;padding:2px 0 2px 0;">'
+        "------------------&nbsp;原始邮件&nbsp;------------------</div>"
+        '<div style="font-size: 12px;background:#efefef;padding:8px;"><div><b>发件人:</b>&nbsp;'
+        '"Referee"&lt;referee@example.test&gt;;<br></div>'
+        "<div><b>发送时间:</b>&nbsp;2026年12月2日(星期三) 凌晨2:00</div><div><b>收件人:</b>&nbsp;"
+        '"Alice"&lt;alice@example.test&gt;;<br></div>'
+        f"<div></div><div><b>主题:</b>&nbsp;{rv_esc(SUBJECT[0])}</div></div><div><br></div>"
+        + rv_lines(full_original("alice", 0))
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_html(body, charset="GB18030", cte="base64"),
+            msgid="tencent_1A2B3C4D5E6F@qq.com",
+            extra=(("X-QQ-mid", "esmtp10t1796148000"),),
+        ),
+        R("Gold", 34, 6),
+        "QQ Mail: HTML-only, '------------------ 原始邮件 ------------------' + 发件人/发送时间/收件人/主题, "
+        "original in a div (not a blockquote)",
+    )
+
+    c = k.ctx("naver-html-original-message.eml")
+    body = (
+        "<div style=\"font-family:'맑은 고딕'\"><p>"
+        + "<br>".join(rv_roulette("Silver", 25, 15).splitlines())
+        + '</p><p>&nbsp;</p><p>-----Original Message-----<br>From: "Referee"&lt;referee@example.test&gt;<br>'
+        'To: "Alice"&lt;alice@example.test&gt;;<br>Cc: <br>Sent: 2026-12-02 (수) 03:00:00 (GMT+09:00)<br>'
+        f"Subject: {rv_esc(SUBJECT[0])}<br>&nbsp;<br>"
+        + "<br>".join(rv_esc(line) for line in full_original("alice", 0).splitlines())
+        + "</p></div>"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_html(body, cte="base64"),
+            msgid="a1b2c3d4e5f6.1796148000@cweb010.nm.nfra.io",
+            extra=(("X-Mailer", "NaverMail"),),
+        ),
+        R("Silver", 25, 15),
+        "Naver Mail: HTML-only, '-----Original Message-----<br>From: ...<br>Sent: ...', original unquoted",
+    )
+
+    c = k.ctx("outlook-android-get-outlook.eml")
+    text = (
+        rv_roulette("Black", 28, 12)
+        + "\nGet Outlook for Android<https://aka.ms/AAb9ysg>\n"
+        + rv_block(c, ("From", "Sent", "To", "Subject"), "Tuesday, December 1, 2026 7:00:00 PM", underscores=True)
+        + full_original("alice", 0)
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="quoted-printable"),
+            msgid="DB9PR01MB1234ABCD@DB9PR01MB1234.eurprd01.prod.exchangelabs.com",
+        ),
+        R("Black", 28, 12),
+        "Outlook for Android: 'Get Outlook for Android<https://aka.ms/AAb9ysg>' + underscores + From/Sent/To/Subject",
+    )
+
+    # ---- accepted: localized Outlook header blocks -----------------------------------------------------
+    for lang, labels, date, (w, g, s), hi in OUTLOOK_LANGS:
+        c = k.ctx(f"outlook-{lang}-header-block-unprefixed.eml")
+        text = (
+            f"{hi}\n\n"
+            + rv_roulette(w, g, s)
+            + "\nAlice\n\n"
+            + rv_block(c, labels, date, underscores=lang in ("sv", "it", "pt"))
+            + full_original("alice", 0)
+        )
+        k.acc(
+            c,
+            rv_mail(
+                c,
+                rv_plain(text, cte="quoted-printable"),
+                subject=f"SV: {SUBJECT[0]}",
+                msgid=f"AM0PR{lang.upper()}01MB4129@AM0PR07MB4129.eurprd07.prod.outlook.com",
+                extra=(("Content-Language", lang), ("X-Auto-Response-Suppress", "All")),
+            ),
+            R(w, g, s),
+            f"Outlook ({lang}): top-posted, '{labels[0]}:/{labels[1]}:/{labels[2]}:/{labels[3]}:' block, "
+            "original (with its form) unprefixed below",
+        )
+
+    # ---- accepted: HTML forms ----------------------------------------------------------------------------
+    c = k.ctx("html-table-form.eml")
+    rows = [("Winning colour:", "Silver"), ("Gold:", "26"), ("Silver:", "14"), ("Black:", "0")]
+    body = (
+        '<html><body><p>Hello,</p><table border="1"><tr><th colspan="2">ROULETTE</th></tr>'
+        + "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows)
+        + "</table><p>Alice</p></body></html>"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-table-1@example.net"),
+        R("Silver", 26, 14),
+        "HTML-only: the form as a two-column table",
+    )
+    c = k.ctx("html-div-per-line.eml")
+    body = '<div dir="ltr">' + rv_lines("Hi\n\n" + rv_roulette("Gold", 30, 10) + "\nThanks") + "</div>"
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-div-1@example.net"),
+        R("Gold", 30, 10),
+        "HTML-only: one <div> per line, <div><br></div> blank lines",
+    )
+    c = k.ctx("html-br-variants.eml")
+    body = '<p>ROULETTE<BR>Winning colour: Black<br/>Gold: 29<br />Silver: 11<br clear="all">Black: 0<br></p>'
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body, cte="7bit"), msgid="html-br-1@example.net"),
+        R("Black", 29, 11),
+        "HTML-only: <BR>, <br/>, <br />, <br clear=all> in one paragraph",
+    )
+    c = k.ctx("html-nbsp-padding.eml")
+    body = (
+        "<p>&nbsp;ROULETTE&nbsp;</p><p>&nbsp;&nbsp;Winning colour:&nbsp;&nbsp;Silver&nbsp;</p>"
+        "<p>Gold:&nbsp;&nbsp;&nbsp;35&nbsp;</p><p>Silver:&nbsp;5&nbsp;&nbsp;</p><p>Black:&nbsp;0</p><p>&nbsp;</p>"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-nbsp-1@example.net"),
+        R("Silver", 35, 5),
+        "HTML-only: &nbsp; padding around keys and values",
+    )
+    c = k.ctx("html-hidden-preheader.eml")
+    body = (
+        "<html><head><style>.x{color:red} /* ROULETTE Gold: 99 */</style></head><body>"
+        '<div style="display:none;max-height:0;overflow:hidden">My move for this round &zwnj;&nbsp;&zwnj;&nbsp;</div>'
+        + rv_lines(rv_roulette("Gold", 28, 12))
+        + '<img src="https://t.example.net/p.gif" width=1 height=1></body></html>'
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-pre-1@example.net"),
+        R("Gold", 28, 12),
+        "HTML-only: CSS-hidden preheader, a <style> block and a tracking pixel around the form",
+    )
+    c = k.ctx("html-rtl-dir.eml")
+    body = '<div dir="rtl">שלום</div>' + "".join(
+        f'<div dir="rtl">\u200f{line}\u200f</div>' for line in rv_roulette("Black", 26, 14).splitlines()
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-rtl-1@example.net"),
+        R("Black", 26, 14),
+        "HTML-only: dir=rtl with U+200F marks around the lines (Hebrew greeting)",
+    )
+    c = k.ctx("html-entity-colons.eml")
+    body = "<p>ROULETTE<br>Winning colour&#58; Silver<br>Gold&colon; 27<br>Silver&#x3A; 13<br>Black&#58; 0</p>"
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-ent-1@example.net"),
+        R("Silver", 27, 13),
+        "HTML-only: colons as &#58; / &colon; / &#x3A;",
+    )
+    c = k.ctx("html-ul-li.eml")
+    body = "<p>ROULETTE</p><ul><li>Winning colour: Gold</li><li>Gold: 32</li><li>Silver: 8</li><li>Black: 0</li></ul>"
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body), msgid="html-ul-1@example.net"),
+        R("Gold", 32, 8),
+        "HTML-only: entries as <ul><li>",
+    )
+    c = k.ctx("html-edited-inside-blockquote.eml")
+    orig = full_original("alice", 0)
+    edited = orig.replace("Winning colour: Gold\nGold: 30\nSilver: 10", "Winning colour: Silver\nGold: 33\nSilver: 7")
+    assert edited != orig, "the edit of the quoted form did not apply"
+    body = (
+        '<div>My move is in the form below.</div><div><br></div><div class="protonmail_quote">'
+        "On Tuesday, December 1st, 2026 at 19:00, Referee &lt;referee@example.test&gt; wrote:<br>"
+        '<blockquote class="protonmail_quote" type="cite">' + rv_lines(edited) + "</blockquote></div>"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body, cte="base64"), msgid="edited-bq-1@protonmail.com"),
+        R("Silver", 33, 7),
+        "HTML-only (Proton-like): the player edited the form inside the quoted blockquote (Silver 33/7 instead "
+        "of the example Gold 30/10), wrote only 'see below' above",
+    )
+
+    # ---- accepted: encodings -----------------------------------------------------------------------------
+    c = k.ctx("utf16-bom-base64.eml")
+    text = "Hi\n\n" + rv_roulette("Gold", 29, 11) + "\nAlice\n"
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            raw_part('text/plain; charset="utf-16"', b64(text.replace("\n", "\r\n").encode("utf-16")), cte="base64"),
+            msgid="utf16-1@example.net",
+        ),
+        R("Gold", 29, 11),
+        "text/plain; charset=utf-16 with BOM, base64",
+    )
+    c = k.ctx("utf16le-no-bom.eml")
+    data = b64(rv_roulette("Silver", 34, 6).replace("\n", "\r\n").encode("utf-16-le")).replace(b"\n", b"\r\n")
+    k.acc(
+        c,
+        rv_mail(c, raw_part("text/plain; charset=UTF-16LE", data, cte="base64"), msgid="utf16le-1@example.net"),
+        R("Silver", 34, 6),
+        "text/plain; charset=UTF-16LE without BOM, base64 with CRLF lines",
+    )
+    c = k.ctx("utf7-body.eml")
+    data = ("Grüße\n" + rv_roulette("Black", 33, 7)).encode("utf-7").replace(b": ", b"+ADo- ")
+    k.acc(
+        c,
+        rv_mail(c, raw_part("text/plain; charset=utf-7", data, cte="7bit"), msgid="utf7-1@example.net"),
+        R("Black", 33, 7),
+        "text/plain; charset=utf-7 (colons encoded as +ADo-)",
+    )
+    c = k.ctx("mislabel-ascii-holding-utf8.eml")
+    text = "Hallo 👋\n\nROULETTE\nWinning colour:\u00a0Gold\nGold:\u00a025\nSilver:\u00a015\nBlack:\u00a00\n\n— Alice\n"
+    k.acc(
+        c,
+        rv_mail(c, raw_part("text/plain; charset=us-ascii", text.encode(), cte="8bit"), msgid="mislabel-1@example.net"),
+        R("Gold", 25, 15),
+        "declared us-ascii, 8bit UTF-8 with NBSP separators and emoji",
+    )
+    c = k.ctx("mislabel-utf8-holding-cp1252.eml")
+    text = "\u201cHi\u201d \u2013 here it is\n\n" + rv_roulette("Silver", 28, 12, "\u2013")
+    k.acc(
+        c,
+        rv_mail(
+            c, raw_part("text/plain; charset=UTF-8", text.encode("cp1252"), cte="8bit"), msgid="mislabel-2@example.net"
+        ),
+        R("Silver", 28, 12),
+        "declared UTF-8, body in cp1252 with an en dash as Black's value and smart quotes",
+    )
+    c = k.ctx("qp-soft-break-in-number-crlf.eml")
+    data = b"ROULETTE\r\nWin=\r\nning colour: Black\r\nGold: 2=\r\n7\r\nSilver: 1=\r\n3\r\nBlack: 0\r\n"
+    k.acc(
+        c,
+        rv_mail(c, raw_part("text/plain; charset=utf-8", data, cte="quoted-printable"), msgid="qp-crlf-1@example.net"),
+        R("Black", 27, 13),
+        "QP with CRLF line ends and soft breaks inside '27' and inside 'Winning'",
+    )
+    c = k.ctx("qp-equals-separators.eml")
+    data = b"ROULETTE\nWinning colour=3DGold\nGold=3D31\nSilver=3D9\nBlack=3D0\n"
+    k.acc(
+        c,
+        rv_mail(c, raw_part("text/plain; charset=utf-8", data, cte="quoted-printable"), msgid="qp-eq-1@example.net"),
+        R("Gold", 31, 9),
+        "QP with '=3D' separators ('Gold=3D31')",
+    )
+    c = k.ctx("charset-utf8-nohyphen-BASE64.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            raw_part(
+                "TEXT/PLAIN; charset=utf8 (unicode); format=fixed",
+                b64(rv_roulette("Silver", 30, 10).encode()).replace(b"\n", b"\r\n"),
+                cte="BASE64 ",
+            ),
+            msgid="b64-upper-1@example.net",
+        ),
+        R("Silver", 30, 10),
+        "charset=utf8 (no hyphen), CTE 'BASE64' in upper case with trailing space, content-type params with a comment",
+    )
+    c = k.ctx("bom-utf8-8bit.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain("\ufeff\ufeffROULETTE\nWinning colour: Gold\nGold: 33\nSilver: 7\nBlack: 0\n"),
+            msgid="bom-1@example.net",
+        ),
+        R("Gold", 33, 7),
+        "UTF-8 BOM at the start of an 8bit body, BOM also before the header line",
+    )
+
+    # ---- accepted and rejected: MIME structures ------------------------------------------------------------
+    c = k.ctx("multipart-related-inline-image.eml")
+    form = rv_roulette("Black", 25, 15)
+    related = multipart(
+        "related",
+        [
+            rv_html("<p>" + "<br>".join(form.splitlines()) + '</p><img src="cid:sig@x">'),
+            rv_bytes(
+                "image/png",
+                b"\x89PNG\r\n\x1a\n" + rv_noise(c, 64),
+                extra=(("Content-ID", "<sig@x>"), ("Content-Disposition", 'inline; filename="sig.png"')),
+            ),
+        ],
+        "rel-b1",
+        params='; type="text/html"',
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("alternative", [rv_plain(form + "\n[sig.png]\n"), related], "alt-b1"),
+            msgid="related-1@example.net",
+        ),
+        R("Black", 25, 15),
+        "alternative{plain, related{html, image/png cid}}",
+    )
+    c = k.ctx("mixed-form-in-second-text-part.eml")
+    parts = [
+        rv_plain("Hi, here is a photo of my lucky charm:\n"),
+        rv_bytes(
+            'image/jpeg; name="IMG_0001.jpeg"',
+            b"\xff\xd8\xff\xe0" + rv_noise(c, 64),
+            extra=(("Content-Disposition", 'inline; filename="IMG_0001.jpeg"'),),
+        ),
+        rv_plain("\n\n" + rv_roulette("Silver", 29, 11) + "\nAlice\n"),
+    ]
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("mixed", parts, "Apple-Mail=_A1B2C3D4"),
+            msgid="8A1B2C3D-APPLE-INLINE@example.net",
+            extra=(("X-Mailer", "Apple Mail (2.3774.300.61.1.2)"),),
+        ),
+        R("Silver", 29, 11),
+        "Apple Mail with an inline image in the middle: mixed{text/plain 'Hi, here is a photo', image/jpeg inline, "
+        "text/plain with the form}",
+    )
+    c = k.ctx("mixed-greeting-then-form-part.eml")
+    parts = [
+        rv_plain("Hi,\nmy move:\n"),
+        rv_plain(rv_roulette("Gold", 35, 5), extra=(("Content-Disposition", "inline"),)),
+    ]
+    k.acc(
+        c,
+        rv_mail(c, multipart("mixed", parts, "mixed-two"), msgid="mixed-two-text-1@example.net"),
+        R("Gold", 35, 5),
+        "mixed{text/plain 'Hi', text/plain (inline, no filename) holding the form}",
+    )
+    c = k.ctx("forward-as-attachment-with-text.eml")
+    inner = (
+        b"From: Referee <referee@example.test>\nTo: Alice <alice@example.test>\nSubject: old\n"
+        b"Content-Type: text/plain; charset=utf-8\n\n" + full_original("alice", 0).encode()
+    )
+    parts = [
+        rv_plain("Forwarding your mail back, my roulette:\n\n" + rv_roulette("Black", 30, 10)),
+        raw_part("message/rfc822", inner, headers=(("Content-Disposition", 'attachment; filename="old.eml"'),)),
+    ]
+    k.acc(
+        c,
+        rv_mail(c, multipart("mixed", parts, "fwd-att"), msgid="fwd-attach-1@example.net"),
+        R("Black", 30, 10),
+        "mixed{text/plain with the new roulette, message/rfc822 (our old mail, with the example form)}",
+    )
+    c = k.ctx("pgp-mime-signed.eml")
+    sig = (
+        "-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEEa1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8FAmVn\n=AbCd\n"
+        "-----END PGP SIGNATURE-----\n"
+    )
+    parts = [
+        rv_plain(rv_roulette("Silver", 31, 9) + "\n-- \nAlice\n", cte="quoted-printable"),
+        raw_part(
+            'application/pgp-signature; name="signature.asc"',
+            sig.encode(),
+            headers=(
+                ("Content-Description", "OpenPGP digital signature"),
+                ("Content-Disposition", 'attachment; filename="signature.asc"'),
+            ),
+        ),
+    ]
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("signed", parts, "pgp-sig-b", params='; micalg=pgp-sha256; protocol="application/pgp-signature"'),
+            msgid="pgp-signed-1@example.net",
+        ),
+        R("Silver", 31, 9),
+        "multipart/signed (PGP/MIME), the signed part is text/plain QP",
+    )
+    c = k.ctx("smime-signed.eml")
+    form = rv_roulette("Gold", 26, 14)
+    alt = multipart(
+        "alternative",
+        [rv_plain(form, cte="quoted-printable"), rv_html("<p>" + "<br>".join(form.splitlines()) + "</p>")],
+        "smime-alt",
+    )
+    parts = [
+        alt,
+        rv_bytes(
+            'application/pkcs7-signature; name="smime.p7s"',
+            rv_noise(c, 300),
+            extra=(("Content-Disposition", 'attachment; filename="smime.p7s"'),),
+        ),
+    ]
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("signed", parts, "smime-b", params='; protocol="application/pkcs7-signature"; micalg=sha-256'),
+            msgid="smime-signed-1@example.net",
+        ),
+        R("Gold", 26, 14),
+        "multipart/signed (S/MIME) with alternative inside and application/pkcs7-signature",
+    )
+    c = k.ctx("pgp-inline-clearsigned.eml")
+    text = (
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\n"
+        + rv_roulette("Black", 32, 8)
+        + "\n-----BEGIN PGP SIGNATURE-----\n\niQIzBAEBCgAdFiEEabcdefABCDEF0123456789abcdefABCDEF01FAmVnAAo\n"
+        "Gold+Silver+Black/abcdefABCDEF0123456789abcdefABCDEF0123456789ab==\n=XyZw\n-----END PGP SIGNATURE-----\n"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, cte="7bit"), msgid="pgp-inline-1@example.net"),
+        R("Black", 32, 8),
+        "inline PGP clearsigned body (armor lines, Hash:, signature block)",
+    )
+    c = k.ctx("winmail-dat-beside.eml")
+    parts = [
+        rv_plain(rv_roulette("Silver", 27, 13), charset="Windows-1252", cte="quoted-printable"),
+        rv_bytes(
+            'application/ms-tnef; name="winmail.dat"',
+            b"\x78\x9f\x3e\x22" + rv_noise(c, 200),
+            extra=(("Content-Disposition", 'attachment; filename="winmail.dat"'),),
+        ),
+    ]
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("mixed", parts, "_tnef_b"),
+            msgid="tnef-1@example.net",
+            extra=(("X-MS-Has-Attach", "yes"), ("X-MS-TNEF-Correlator", "<a@b>")),
+        ),
+        R("Silver", 27, 13),
+        "Outlook RTF: mixed{text/plain with the form, application/ms-tnef winmail.dat}",
+    )
+    c = k.ctx("calendar-invite-from-alice.eml")
+    ics = (
+        "BEGIN:VCALENDAR\nMETHOD:REQUEST\nPRODID:Microsoft Exchange Server 2010\nVERSION:2.0\nBEGIN:VEVENT\n"
+        "DESCRIPTION;LANGUAGE=en-US:Let's talk about round 1\\nGold: 30\nSUMMARY:Roulette chat\n"
+        "DTSTART:20261203T180000Z\nDTEND:20261203T183000Z\nEND:VEVENT\nEND:VCALENDAR\n"
+    )
+    alt = multipart(
+        "alternative",
+        [
+            rv_plain("Let's talk about round 1 (calendar invite)\n"),
+            raw_part('text/calendar; charset="utf-8"; method=REQUEST', ics.encode(), cte="7bit"),
+        ],
+        "cal-b",
+    )
+    k.rej(
+        c,
+        rv_mail(c, alt, subject="Invitation: Roulette chat", msgid="cal-1@example.net", irt=False),
+        "no ROULETTE or BET section",
+        "a meeting invite (text/calendar METHOD:REQUEST + description) from alice to her reply address: "
+        "nothing to record, one error reply",
+    )
+    c = k.ctx("smime-opaque.eml")
+    k.rej(
+        c,
+        rv_mail(
+            c,
+            rv_bytes(
+                'application/pkcs7-mime; smime-type=signed-data; name="smime.p7m"',
+                rv_noise(c, 400),
+                extra=(("Content-Disposition", 'attachment; filename="smime.p7m"'),),
+            ),
+            msgid="smime-opaque-1@example.net",
+        ),
+        ANY_ERROR,
+        "application/pkcs7-mime (opaque S/MIME): unreadable, one error reply (any reason)",
+    )
+    c = k.ctx("alternative-html-first.eml")
+    form = rv_roulette("Gold", 34, 6)
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart(
+                "alternative", [rv_html("<p>" + "<br>".join(form.splitlines()) + "</p>"), rv_plain(form)], "alt-rev"
+            ),
+            msgid="alt-html-first-1@example.net",
+        ),
+        R("Gold", 34, 6),
+        "multipart/alternative with text/html first, text/plain second",
+    )
+
+    # ---- text tolerances and rules -------------------------------------------------------------------------
+    c = k.ctx("gmail-bold-keys.eml")
+    text = "ROULETTE\n*Winning colour:* Silver\n*Gold:* 28\n*Silver:* 12\n*Black:* 0\n"
+    body = (
+        '<div dir="ltr"><div>ROULETTE</div><div><b>Winning colour:</b> Silver</div><div><b>Gold:</b> 28</div>'
+        "<div><b>Silver:</b> 12</div><div><b>Black:</b> 0</div></div>"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            multipart("alternative", [rv_plain(text), rv_html(body)], "000000000000bold"),
+            msgid="CAbold1@mail.gmail.com",
+        ),
+        R("Silver", 28, 12),
+        "Gmail with bold keys: the plain part renders <b> as *...* ('*Winning colour:* Silver'), the HTML part has <b>",
+    )
+    c = k.ctx("winning-colour-two-colours.eml")
+    k.rej(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Gold or Silver", 30, 10) + "\nunique-wc2\n"), msgid="wc-two-1@example.net"),
+        "not a colour",
+        "'Winning colour: Gold or Silver' is no colour: rejected quoting it",
+    )
+    c = k.ctx("roulette-gold-40-silver-0.eml")
+    k.rej(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Gold", 40, 0) + "\nunique-g40\n"), msgid="g40-1@example.net"),
+        "Silver",
+        "Gold 40, Silver 0: Silver needs at least 5",
+    )
+
+    # ---- automated -----------------------------------------------------------------------------------------
+    c = k.ctx("exim-bounce-plain.eml")
+    text = (
+        "This message was created automatically by mail delivery software.\n\nA message that you sent could not be "
+        "delivered to one or more of its recipients. This is a permanent error.\n\n  bob@nowhere.test\n    "
+        "host nowhere.test: 550 no such user\n\n------ This is a copy of the message, including all the headers. "
+        "------\n\n" + rv_roulette("Gold", 30, 10)
+    )
+    k.ign(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="7bit"),
+            frm="Mail Delivery System <Mailer-Daemon@mx.example.net>",
+            subject="Mail delivery failed: returning message to sender",
+            msgid="E1abc-0001-Xy@mx.example.net",
+            irt=False,
+            extra=(("X-Failed-Recipients", "bob@nowhere.test"),),
+        ),
+        "mailer-daemon",
+        "Exim bounce, plain text (no multipart/report), From 'Mail Delivery System <Mailer-Daemon@...>', "
+        "X-Failed-Recipients",
+    )
+    c = k.ctx("qmail-bounce.eml")
+    text = (
+        "Hi. This is the qmail-send program at mail.example.net.\nI'm afraid I wasn't able to deliver your message "
+        "to the following addresses.\nThis is a permanent error; I've given up. Sorry it didn't work out.\n\n"
+        "<nobody@example.org>:\nSorry, no mailbox here by that name.\n"
+    )
+    k.ign(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="7bit"),
+            frm="MAILER-DAEMON@mail.example.net",
+            subject="failure notice",
+            msgid="qmail-1@mail.example.net",
+            irt=False,
+        ),
+        "mailer-daemon",
+        "qmail bounce: From MAILER-DAEMON@host, 'Hi. This is the qmail-send program'",
+    )
+    c = k.ctx("exchange-ndr-mixed-null-path.eml")
+    parts = [
+        rv_html("<p>Delivery has failed to these recipients or groups:</p><p>bob@nowhere.test</p>"),
+        raw_part("message/rfc822", b"From: Referee <referee@example.test>\nSubject: x\n\nROULETTE\n"),
+    ]
+    k.ign(
+        c,
+        rv_mail(
+            c,
+            multipart("mixed", parts, "ndr-mixed"),
+            top=(("Return-Path", "<>"),),
+            frm="Microsoft Outlook <MicrosoftExchange329e71ec88ae4615bbc36ab6ce41109e@example.net>",
+            subject="Undeliverable: " + SUBJECT[0],
+            msgid="ndr-mixed-1@example.net",
+            irt=False,
+            extra=(("X-MS-Exchange-Message-Is-Ndr", ""),),
+        ),
+        "null-return-path",
+        "Exchange NDR as multipart/mixed (not report) from MicrosoftExchange...@, Return-Path: <>",
+    )
+    c = k.ctx("gmail-bounce-plain.eml")
+    k.ign(
+        c,
+        rv_mail(
+            c,
+            rv_plain("** Address not found **\n\nYour message wasn't delivered.\n"),
+            frm="Mail Delivery Subsystem <mailer-daemon@googlemail.com>",
+            subject="Delivery Status Notification (Failure)",
+            msgid="gbounce-1@mx.google.com",
+            irt=False,
+        ),
+        "mailer-daemon",
+        "Gmail bounce without multipart/report (plain), From mailer-daemon@googlemail.com",
+    )
+    away = "I am out of the office until 15 December with limited access to email.\nAlice\n"
+    c = k.ctx("ooo-subject-only-first.eml")
+    k.rej(
+        c,
+        rv_mail(c, rv_plain(away), subject="Out of Office: " + SUBJECT[0], msgid="ooo-1@example.net"),
+        "no ROULETTE or BET section",
+        "alice's out-of-office with only a Subject hint ('Out of Office: ...'), no headers: one error reply",
+    )
+    c = k.ctx("ooo-subject-only-again.eml")
+    rv_rej(
+        k,
+        c,
+        rv_mail(c, rv_plain(away), subject="Out of Office: Re: " + SUBJECT[0], msgid="ooo-2@example.net"),
+        "no ROULETTE or BET section",
+        "the same out-of-office again (new Message-ID, same text): no second error reply (no loop)",
+        reply=False,
+    )
+    c = k.ctx("auto-submitted-comment-variants.eml")
+    k.ign(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Gold", 30, 10)),
+            subject="Automatic reply: " + SUBJECT[0],
+            msgid="as-var-1@example.net",
+            extra=(("AUTO-SUBMITTED", "Auto-Replied (vacation)"),),
+        ),
+        "auto-submitted",
+        "'AUTO-SUBMITTED: Auto-Replied (vacation)' (field name and value in odd case, with a comment)",
+    )
+    c = k.ctx("x-autoresponder.eml")
+    k.ign(
+        c,
+        rv_mail(c, rv_plain("Away.\n"), subject="Away", msgid="xar-1@example.net", extra=(("X-Autoresponder", "yes"),)),
+        "autoresponder-header",
+        "X-Autoresponder header (cPanel-like)",
+    )
+    c = k.ctx("return-path-null-spaced.eml")
+    k.ign(
+        c,
+        rv_mail(c, rv_plain("x\n"), top=(("Return-Path", "< >"),), msgid="rp-sp-1@example.net"),
+        "null-return-path",
+        "Return-Path: < > (space inside)",
+    )
+    c = k.ctx("lotus-return-receipt.eml")
+    k.rej(
+        c,
+        rv_mail(
+            c,
+            rv_plain(
+                "Your document:  " + SUBJECT[0] + "\nwas received by:  Alice Martin/Example\nat:  01.12.2026 19:05:00\n"
+            ),
+            subject="Return Receipt",
+            msgid="rr-1@example.net",
+        ),
+        ANY_ERROR,
+        "Lotus Notes 'Return Receipt' (plain, no report type, no auto headers) from alice: one error reply at most "
+        "(any reason)",
+    )
+
+    # ---- a quoted or forwarded example form is not a move ------------------------------------------------
+    c = k.ctx("baseline-silver-before-fwd.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Silver", 26, 14)), msgid="baseline-silver@example.net"),
+        R("Silver", 26, 14),
+        "a plain roulette (sets a pending submission that differs from the example form)",
+    )
+    c = k.ctx("fwd-old-mail-question.eml")
+    text = (
+        "Hi, I don't understand what I have to do here, can you explain?\n\n---------- Forwarded message ---------\n"
+        "From: Referee <referee@example.test>\nDate: Tue, Dec 1, 2026 at 7:00 PM\nSubject: "
+        + SUBJECT[0]
+        + "\nTo: Alice <alice@example.test>\n\n\n"
+        + full_original("alice", 0)
+        + "\n"
+    )
+    k.rej(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="quoted-printable"),
+            subject="Fwd: " + SUBJECT[0],
+            msgid="CAfwd1@mail.gmail.com",
+            irt=False,
+        ),
+        ANY_ERROR,
+        "Gmail forward of our preparation-phase mail (example form, untouched) with a question, no In-Reply-To: "
+        "the example form is not alice's move (the Silver roulette before stands)",
+    )
+    c = k.ctx("baseline-black-before-ooo.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Black", 31, 9) + "\nagain\n"), msgid="baseline-black@example.net"),
+        R("Black", 31, 9),
+        "a plain roulette again (the pending submission differs from the example form)",
+    )
+    c = k.ctx("ooo-quoting-original-no-irt.eml")
+    k.rej(
+        c,
+        rv_mail(
+            c,
+            rv_plain("I am away until Monday.\n\n" + quote(full_original("alice", 0)) + "\n"),
+            subject="Away: " + SUBJECT[0],
+            msgid="ooo-quote-1@example.net",
+            irt=False,
+        ),
+        ANY_ERROR,
+        "an out-of-office without auto headers nor In-Reply-To that quotes our mail (example form, untouched) "
+        "with '>': not alice's move",
+    )
+    c = k.ctx("own-thread-first.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Gold", 25, 15) + "\nAlice\n"), msgid="own-thread-A@mail.gmail.com"),
+        R("Gold", 25, 15),
+        "alice sends roulette A",
+    )
+    c = k.ctx("own-thread-revision.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Silver", 27, 13) + "\nAlice\n"), msgid="own-thread-B@mail.gmail.com"),
+        R("Silver", 27, 13),
+        "alice revises to roulette B",
+    )
+    c = k.ctx("own-thread-reply-to-own-A.eml")
+    text = (
+        "Hi, did my roulette arrive? Alice\n\nOn Tue, Dec 1, 2026 at 7:12 PM Alice Martin <alice@example.test> "
+        "wrote:\n\n" + quote(rv_roulette("Gold", 25, 15) + "\nAlice") + "\n"
+    )
+    k.rej(
+        c,
+        rv_mail(c, rv_plain(text), msgid="own-thread-C@mail.gmail.com", irt="<own-thread-A@mail.gmail.com>"),
+        ANY_ERROR,
+        "alice replies to her OWN first mail (In-Reply-To her own-thread-first.eml, not ours) with a note and no "
+        "form; the > quote holds her old roulette A: it must not undo revision B",
+    )
+    c = k.ctx("from-encoded-name-with-colon.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Gold", 34, 6) + "\nenc\n"),
+            frm="=?utf-8?q?Alice_M=C3=BCller_=E2=80=93_Team=3A_Rot?= <{{ALICE}}>",
+            msgid="enc-colon-1@example.net",
+        ),
+        R("Gold", 34, 6),
+        "From: an RFC 2047 display name whose text holds a colon ('Alice Müller – Team: Rot'): one mailbox, "
+        "not a group",
+    )
+    c = k.ctx("outlook-pt-no-underscores.eml")
+    text = (
+        "Olá\n\n"
+        + rv_roulette("Black", 25, 15)
+        + "\nAlice\n\n"
+        + rv_block(c, ("De", "Enviado", "Para", "Assunto"), "terça-feira, 1 de dezembro de 2026 19:00")
+        + full_original("alice", 0)
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, cte="quoted-printable"), msgid="OLPT2@example.net"),
+        R("Black", 25, 15),
+        "classic Outlook (pt) without the underscore line: De/Enviado/Para/Assunto block, original unprefixed",
+    )
+
+    # ---- addressing and authentication ---------------------------------------------------------------------
+    c = k.ctx("token-only-in-cc.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Gold", 27, 13)),
+            to="Carol <carol@example.org>",
+            cc="Referee <{{REPLY_ALICE}}>",
+            msgid="cc-1@example.net",
+        ),
+        R("Gold", 27, 13),
+        "To: a friend, Cc: alice's reply address",
+    )
+    c = k.ctx("bcc-delivered-to-only.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Black", 28, 12)),
+            top=(("Delivered-To", "{{REPLY_ALICE}}"),),
+            to="undisclosed-recipients:;",
+            msgid="bcc-1@example.net",
+        ),
+        R("Black", 28, 12),
+        "Bcc'd: To 'undisclosed-recipients:;', only Delivered-To holds the reply address",
+    )
+    c = k.ctx("bcc-envelope-to-only.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Silver", 25, 15)),
+            top=(("Envelope-to", "{{REPLY_ALICE}}"),),
+            to="undisclosed-recipients:;",
+            msgid="envto-1@example.net",
+        ),
+        R("Silver", 25, 15),
+        "Bcc'd, delivered by Exim: only 'Envelope-to:' holds the reply address",
+    )
+    c = k.ctx("token-and-domain-uppercase.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Gold", 29, 11)),
+            to="REFEREE <{{REPLY_ALICE_UPPER}}>",
+            msgid="upper-tok-1@example.net",
+        ),
+        R("Gold", 29, 11),
+        "reply address in upper case (token and domain)",
+    )
+    c = k.ctx("two-tokens-own-first.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Silver", 32, 8)), cc="Referee <{{REPLY_BOB}}>", msgid="two-tok-1@example.net"),
+        R("Silver", 32, 8),
+        "alice writes To her reply address, Cc bob's reply address: counts for alice; bob gets nothing",
+    )
+    c = k.ctx("two-tokens-other-first.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Black", 34, 6)),
+            to="Referee <{{REPLY_BOB}}>",
+            cc="Referee <{{REPLY_ALICE}}>",
+            msgid="two-tok-2@example.net",
+        ),
+        R("Black", 34, 6),
+        "alice writes To bob's reply address, Cc her own reply address: she wrote to her own signed address from "
+        "her registered From, so it counts for her",
+    )
+    c = k.ctx("from-with-comment.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Gold", 30, 10) + "\nfc\n"),
+            frm="{{ALICE}} (Alice Martin)",
+            msgid="from-comment-1@example.net",
+        ),
+        R("Gold", 30, 10),
+        "From: alice@example.test (Alice Martin)",
+    )
+    c = k.ctx("from-quoted-local-part.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Silver", 29, 11)),
+            frm='Alice <"alice"@example.test>',
+            msgid="from-quoted-1@example.net",
+        ),
+        R("Silver", 29, 11),
+        'From: "alice"@example.test (a quoted local part equal to the registered one, RFC 5322 3.4.1)',
+    )
+    c = k.ctx("from-quoted-name-comma-colon.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Black", 26, 14)),
+            frm='"Martin, Alice: player" <{{ALICE}}>',
+            msgid="from-qname-1@example.net",
+        ),
+        R("Black", 26, 14),
+        'From: "Martin, Alice: player" <alice@...> (comma and colon inside a quoted name)',
+    )
+    c = k.ctx("from-idn-lookalike.eml")
+    rv_rej(
+        k,
+        c,
+        rv_mail(c, rv_plain(rv_roulette("Gold", 25, 15)), frm="Alice <alice@exämple.test>", msgid="idn-1@example.net"),
+        "not your registered address",
+        "From alice@exämple.test (IDN look-alike, raw UTF-8) to alice's reply address: not obeyed, alice told",
+        rule="spoofed",
+    )
+    c = k.ctx("stranger-idn-general.eml")
+    k.ign(
+        c,
+        rv_mail(
+            c,
+            rv_plain("Привет\n"),
+            frm="Ева <eva@xn--80akhbyknj4f.xn--p1ai>",
+            to="{{REFEREE}}",
+            msgid="idn-2@example.net",
+            irt=False,
+        ),
+        "unknown-sender",
+        "stranger with a punycode domain to the general address",
+    )
+
+    # ---- hostile -------------------------------------------------------------------------------------------
+    c = k.ctx("header-injection-encoded-crlf.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Gold", 31, 9)),
+            frm="=?utf-8?q?Alice=0D=0ABcc=3A_eve=40evil=2Etest?= <{{ALICE}}>",
+            subject="=?utf-8?q?Re=3A_x=0D=0ABcc=3A_eve=40evil=2Etest=0D=0A?=",
+            msgid="inject-1@example.net",
+            extra=(("In-Reply-To", "=?utf-8?q?=3Cx=3E=0D=0ABcc=3A_eve=40evil=2Etest?="),),
+        ),
+        R("Gold", 31, 9),
+        "From name, Subject and a second In-Reply-To as encoded words holding CRLF + 'Bcc: eve@evil.test': "
+        "the reply goes to alice only, no injected header",
+    )
+    c = k.ctx("subject-3000-chars.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_roulette("Silver", 30, 10) + "\ns3k\n"),
+            subject="Re: " + "roulette " * 333,
+            msgid="subj-3000@example.net",
+        ),
+        R("Silver", 30, 10),
+        "an unfolded Subject of 3000 characters",
+    )
+    c = k.ctx("long-line-before-form.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain("x" * 100_000 + "\n" + rv_roulette("Black", 29, 11)), msgid="longline-1@example.net"),
+        R("Black", 29, 11),
+        "a 100 KB line of text before the form",
+    )
+    c = k.ctx("form-lines-padded.eml")
+    pad = " \t" * 2500
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain("\n".join(pad + line + pad for line in rv_roulette("Gold", 28, 12).splitlines())),
+            msgid="padded-1@example.net",
+        ),
+        R("Gold", 28, 12),
+        "every form line padded with 5000 spaces and tabs",
+    )
+
+    # ---- bob -----------------------------------------------------------------------------------------------
+    c = k.ctx("bob-lotus-de.eml", "bob")
+    text = (
+        rv_roulette("Gold", 33, 7)
+        + "\nGruss Bob\n\n\n\nVon:    Referee <referee@example.test>\nAn:     bob@example.test\n"
+        f"Datum:  01.12.2026 19:00\nBetreff:        {SUBJECT[0]}\n\n\n\n" + full_original("bob", 0) + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, charset="ISO-8859-1", cte="quoted-printable"), msgid="OFBOB1@example.net"),
+        R("Gold", 33, 7),
+        "bob on Lotus Notes (German labels Von/An/Datum/Betreff), original unprefixed",
+    )
+    c = k.ctx("bob-outlook-sv.eml", "bob")
+    text = (
+        "Hej\n\n"
+        + rv_roulette("Silver", 30, 10)
+        + "\nBob\n\n"
+        + rv_block(c, ("Från", "Skickat", "Till", "Ämne"), "den 1 december 2026 13:00")
+        + full_original("bob", 0)
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, cte="quoted-printable"), msgid="BOBSV1@outlook.example"),
+        R("Silver", 30, 10),
+        "bob on Outlook in Swedish (Från/Skickat/Till/Ämne), original unprefixed",
+    )
+
+
+ORIGINAL_MESSAGE_SEPS = [
+    ("sv", "-----Ursprungligt meddelande-----", ("Från", "Skickat", "Till", "Ämne"), (18, 22)),
+    ("pl", "-----Oryginalna wiadomość-----", ("Od", "Wysłano", "Do", "Temat"), (24, 16)),
+    ("ru", "-----Исходное сообщение-----", ("От", "Отправлено", "Кому", "Тема"), (5, 35)),
+    ("pt", "-----Mensagem original-----", ("De", "Enviada em", "Para", "Assunto"), (30, 10)),
+    ("da", "-----Oprindelig meddelelse-----", ("Fra", "Sendt", "Til", "Emne"), (14, 26)),
+]
+MB = 1_000_000
+
+
+def review_round1(k: Corpus) -> None:
+    k.round = 1
+
+    # ---- accepted: localized attributions and header blocks --------------------------------------------
+    gmail_attributions = [
+        (
+            "sv",
+            rv_bet(20, 20, 0),
+            B(20, 20),
+            "Den ons 2 dec. 2026 kl 19:00 skrev Referee <referee@example.test>:",
+            "utf-8",
+            "quoted-printable",
+            "Gmail Swedish attribution 'Den ons 2 dec. 2026 kl 19:00 skrev Referee <...>:' + > quote",
+        ),
+        (
+            "pl",
+            rv_bet(25, 15),
+            B(25, 15),
+            "śr., 2 gru 2026 o 19:00 Referee <referee@example.test> napisał(a):",
+            "utf-8",
+            "quoted-printable",
+            "Gmail Polish attribution 'śr., 2 gru 2026 o 19:00 Referee <...> napisał(a):' + > quote",
+        ),
+        (
+            "ru",
+            rv_bet(0, 40, 0),
+            B(0, 40),
+            "ср, 2 дек. 2026 г. в 19:00, Referee <referee@example.test>:",
+            "utf-8",
+            "base64",
+            "Gmail Russian attribution 'ср, 2 дек. 2026 г. в 19:00, Referee <...>:' + > quote",
+        ),
+        (
+            "ja",
+            "よろしく\n\n" + rv_bet(10, 30),
+            B(10, 30),
+            "2026年12月2日(水) 19:00 Referee <referee@example.test>:",
+            "ISO-2022-JP",
+            "7bit",
+            "Gmail Japanese attribution '2026年12月2日(水) 19:00 Referee <...>:' + > quote, ISO-2022-JP",
+        ),
+        (
+            "zh",
+            rv_bet(15, None, 25),
+            B(15, 0, 25),
+            "Referee <referee@example.test> 于2026年12月2日周三 19:00写道：",
+            "gb2312",
+            "base64",
+            "Gmail Chinese attribution 'Referee <...> 于2026年12月2日周三 19:00写道：' + > quote, GB2312",
+        ),
+        (
+            "tr",
+            rv_bet(40),
+            B(40, 0),
+            "Referee <referee@example.test>, 2 Ara 2026 Çar, 19:00 tarihinde şunu yazdı:",
+            "utf-8",
+            "quoted-printable",
+            "Gmail Turkish attribution 'Referee <...>, 2 Ara 2026 Çar, 19:00 tarihinde şunu yazdı:'",
+        ),
+    ]
+    for lang, typed, move, attr, charset, cte, note in gmail_attributions:
+        c = k.ctx(f"gmail-{lang}-attribution-bet.eml")
+        text = typed + "\n" + attr + "\n\n" + quote(full_original("alice", 1)) + "\n"
+        if charset == "gb2312":  # GB2312 as clients send it: the GB18030 superset under the older label
+            part = raw_part(f'text/plain; charset="{charset}"', b64(text.encode("gb18030")), cte="base64")
+        elif charset == "ISO-2022-JP":
+            part = raw_part(f'text/plain; charset="{charset}"', text.encode("iso2022_jp"), cte="7bit")
+        else:
+            part = rv_plain(text, cte=cte)
+        k.acc(c, rv_mail(c, part, msgid=f"CA{lang}1@mail.gmail.com"), move, note)
+
+    c = k.ctx("thunderbird-cs-bottom-bet.eml")
+    text = (
+        "Dne 02. 12. 26 v 19:00 Referee napsal(a):\n"
+        + quote(full_original("alice", 1))
+        + "\n\n"
+        + rv_bet(12, 28)
+        + "\n-- \nAlice\n"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c, rv_plain(text, flowed=True), msgid="tb-cs-1@example.net", extra=(("User-Agent", "Mozilla Thunderbird"),)
+        ),
+        B(12, 28),
+        "Thunderbird Czech bottom-posted: 'Dne 02. 12. 26 v 19:00 Referee napsal(a):' + quote, answer below",
+    )
+    c = k.ctx("thunderbird-ru-bottom-bet.eml")
+    text = "02.12.2026 19:00, Referee пишет:\n" + quote(full_original("alice", 1)) + "\n\n" + rv_bet(0, 0, 40) + "\n"
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, charset="KOI8-R", flowed=True), msgid="tb-ru-1@example.net"),
+        B(0, 0, 40),
+        "Thunderbird Russian bottom-posted: '02.12.2026 19:00, Referee пишет:'",
+    )
+    c = k.ctx("thunderbird-sv-bottom-bet.eml")
+    text = (
+        "Den 2026-12-02 kl. 19:00, skrev Referee:\n" + quote(full_original("alice", 1)) + "\n\n" + rv_bet(22, 18) + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, flowed=True), msgid="tb-sv-1@example.net"),
+        B(22, 18),
+        "Thunderbird Swedish bottom-posted: 'Den 2026-12-02 kl. 19:00, skrev Referee:'",
+    )
+    for lang, sep, labels, (g, s) in ORIGINAL_MESSAGE_SEPS:
+        c = k.ctx(f"outlook-{lang}-original-message-bet.eml")
+        text = (
+            rv_bet(g, s, 0)
+            + "\n"
+            + sep
+            + "\n"
+            + rv_block(c, labels, "2 december 2026 19:00")
+            + full_original("alice", 1)
+        )
+        k.acc(
+            c,
+            rv_mail(
+                c,
+                rv_plain(text, charset="windows-1250" if lang == "pl" else "utf-8", cte="quoted-printable"),
+                msgid=f"OLD{lang}@example.net",
+            ),
+            B(g, s),
+            f"older Outlook ({lang}): '{sep}' + localized block, original (with ROULETTE and BET forms) unprefixed",
+        )
+    c = k.ctx("yahoo-de-folgendes-geschrieben.eml")
+    text = (
+        rv_bet(26, 14)
+        + "\n\n\nAm Mittwoch, 2. Dezember 2026, 19:00:00 MEZ hat Referee <referee@example.test> Folgendes "
+        "geschrieben:\n\n\n" + full_original("alice", 1) + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(text, cte="quoted-printable"),
+            msgid="1234567.yahoo-de@mail.yahoo.com",
+            extra=(("X-Mailer", "WebService/1.1.21952 YMailNorrin"),),
+        ),
+        B(26, 14),
+        "Yahoo German: 'Am Mittwoch, 2. Dezember 2026, 19:00:00 MEZ hat Referee <...> Folgendes geschrieben:' "
+        "+ original unprefixed",
+    )
+    c = k.ctx("yahoo-sv-skrev.eml")
+    text = (
+        rv_bet(19, 21)
+        + "\n\n\nDen onsdag 2 december 2026 19:00:00 CET skrev Referee <referee@example.test>:\n\n\n"
+        + full_original("alice", 1)
+        + "\n"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, cte="quoted-printable"), msgid="1234568.yahoo-sv@mail.yahoo.com"),
+        B(19, 21),
+        "Yahoo Swedish: 'Den onsdag 2 december 2026 19:00:00 CET skrev Referee <...>:' + original unprefixed",
+    )
+
+    # ---- grammar ---------------------------------------------------------------------------------------
+    grammar = [
+        (
+            "zero-width-space-in-number",
+            "BET\nGold\u200b: 2\u200b0\nSilver: \u200b20\nzw1\n",
+            B(20, 20),
+            "zero-width spaces inside the numbers ('2\\u200b0') and after keys",
+            "zwsp-1@example.net",
+        ),
+        (
+            "fullwidth-digits",
+            "BET\nGold: ２０\nSilver: ２０\nBlack: ０\n",
+            B(20, 20),
+            "full-width digits (Japanese IME): 'Gold: ２０'",
+            "fwd-digits-1@example.net",
+        ),
+        (
+            "fullwidth-colon",
+            "BET\nGold：30\nSilver：10\nBlack：0\n",
+            B(30, 10),
+            "full-width colons U+FF1A (Japanese IME): 'Gold：30'",
+            "fw-colon-1@example.net",
+        ),
+        (
+            "nbsp-tabs-separators",
+            "BET\nGold:\u00a0\t11\nSilver\u202f:\u300029\n",
+            B(11, 29),
+            "NBSP and tab between key and value, narrow NBSP, ideographic space",
+            "nbsp-tab-1@example.net",
+        ),
+        (
+            "mixed-separator-spellings",
+            "bet:\nGOLD: 20 pts\nsilver=20\nblack 0\n",
+            B(20, 20, 0),
+            "'GOLD: 20 pts', 'silver=20', 'black 0', header 'bet:'",
+            "mixsep-1@example.net",
+        ),
+        (
+            "header-with-entries-lowercase",
+            "bet: gold 16 silver: 24\n",
+            B(16, 24),
+            "'bet: gold 16 silver: 24' on one line",
+            "hdr-entries-1@example.net",
+        ),
+        (
+            "my-bet-line-then-header",
+            "My bet:\n\nBet:\nGold: 13\nSilver: 27\n",
+            B(13, 27),
+            "'My bet:' prose line, then 'Bet:' header",
+            "mybet-1@example.net",
+        ),
+    ]
+    for name, text, move, note, msgid in grammar:
+        c = k.ctx(name + ".eml")
+        k.acc(c, rv_mail(c, rv_plain(text), msgid=msgid), move, note)
+    c = k.ctx("my-bet-no-header.eml")
+    k.rej(
+        c,
+        rv_mail(c, rv_plain("My bet:\nGold: 13\nSilver: 27\nmb2\n"), msgid="mybet-2@example.net", irt=False),
+        "no ROULETTE or BET section",
+        "'My bet:' then entries, no BET header: NoMoves, clear reply",
+    )
+    c = k.ctx("rtl-embedding-marks.eml")
+    text = "\u202bשלום\u202c\n" + "\n".join(f"\u202b{line}\u202c" for line in ["BET", "Gold: 21", "Silver: 19"]) + "\n"
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text), msgid="rtl-emb-1@example.net"),
+        B(21, 19),
+        "Gmail RTL plain text: lines wrapped in U+202B ... U+202C (embedding marks, invisible)",
+    )
+    more = [
+        (
+            "bidi-isolates",
+            "BET\nGold: \u206823\u2069\nSilver: \u206817\u2069\n",
+            B(23, 17),
+            "bidi isolates U+2068/U+2069 around values (copied from an RTL app)",
+            "bidi-iso-1@example.net",
+        ),
+        (
+            "unicode-line-separators",
+            "BET\u2028Gold: 9\u2028Silver: 31\n",
+            B(9, 31),
+            "U+2028 LINE SEPARATOR between the lines of the form",
+            "u2028-1@example.net",
+        ),
+        (
+            "arabic-indic-digits",
+            "BET\nGold: ٢٠\nSilver: ٢٠\n",
+            B(20, 20),
+            "Arabic-Indic digits '٢٠'",
+            "arabic-1@example.net",
+        ),
+    ]
+    for name, text, move, note, msgid in more:
+        c = k.ctx(name + ".eml")
+        k.acc(c, rv_mail(c, rv_plain(text), msgid=msgid), move, note)
+    c = k.ctx("middle-dot-bullets.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain("BET\n·         Gold: 17\n·         Silver: 23\n", charset="windows-1252", cte="quoted-printable"),
+            msgid="middot-1@example.net",
+        ),
+        B(17, 23),
+        "Outlook plain text of a symbol bullet list: '·         Gold: 17' (U+00B7 + spaces)",
+    )
+    c = k.ctx("bet-exponent.eml")
+    k.rej(
+        c,
+        rv_mail(c, rv_plain("BET\nGold: 1e1\nSilver: 20\nexp1\n"), msgid="exp-1@example.net"),
+        "could not read",
+        "'Gold: 1e1' is not a whole number: rejected quoting it",
+    )
+    c = k.ctx("bet-gold-twice-same.eml")
+    k.rej(
+        c,
+        rv_mail(c, rv_plain("BET\nGold: 20\nSilver: 20\nGold: 20\n"), msgid="twice-1@example.net"),
+        "appears twice",
+        "Gold twice with the same value in a BET",
+    )
+    c = k.ctx("base64-crlf-bet.eml")
+    data = b64(("Hi\r\n\r\n" + rv_bet(27, 13).replace("\n", "\r\n")).encode())
+    k.acc(
+        c,
+        message(
+            rv_head(c, msgid="b64crlf-1@example.net"),
+            raw_part("text/plain; charset=utf-8", data, cte="base64"),
+            nl="\r\n",
+        ),
+        B(27, 13),
+        "CRLF line ends throughout; a base64 body with CRLF line ends inside",
+    )
+    c = k.ctx("ar-upstream-dmarc-fail.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_bet(8, 32)),
+            top=(
+                (
+                    "Authentication-Results",
+                    "mx.example.test; dkim=pass header.d=example.test; spf=pass; dmarc=pass header.from=example.test",
+                ),
+            ),
+            msgid="ar-up-1@example.net",
+            extra=(("Authentication-Results", "relay.example.org; dmarc=fail (p=none) header.from=example.test"),),
+        ),
+        B(8, 32),
+        "our MTA's Authentication-Results (topmost) says dmarc=pass; an older one from an upstream forwarder says "
+        "dmarc=fail",
+    )
+    c = k.ctx("reply-to-own-round0-mail-in-round1.eml")
+    own = "<baseline-silver@example.net>"
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(
+                rv_bet(6, 34)
+                + "\nOn Tue, Dec 1, 2026 at 7:30 PM Alice Martin <alice@example.test> wrote:\n> ROULETTE\n"
+                "> Winning colour: Silver\n"
+            ),
+            msgid="own-r0-reply@mail.gmail.com",
+            irt=False,
+            extra=(("In-Reply-To", own), ("References", "{{STEP0_ALICE}} " + own)),
+        ),
+        B(6, 34),
+        "in round 1 alice replies to her OWN round-0 mail (In-Reply-To baseline-silver-before-fwd.eml; "
+        "References: our round-0 mail, then hers) with a fresh round-1 bet: not a late reply",
+    )
+    c = k.ctx("outlook-sv-html-only.eml")
+    orig = "".join(
+        f"<p class=MsoNormal>{rv_esc(line) or '&nbsp;'}<o:p></o:p></p>"
+        for line in full_original("alice", 1).splitlines()
+    )
+    body = (
+        '<html xmlns:o="urn:schemas-microsoft-com:office:office"><head><style>p.MsoNormal{margin:0}</style></head>'
+        "<body lang=SV><div class=WordSection1>"
+        + "".join(f"<p class=MsoNormal>{line}<o:p></o:p></p>" for line in rv_bet(28, 12).splitlines())
+        + "<p class=MsoNormal>&nbsp;<o:p></o:p></p>"
+        "<div style='border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm'>"
+        "<p class=MsoNormal><b>Från:</b> Referee &lt;referee@example.test&gt; <br><b>Skickat:</b> den 2 december "
+        "2026 19:00<br>"
+        f"<b>Till:</b> Alice &lt;alice@example.test&gt;<br><b>Ämne:</b> {rv_esc(SUBJECT[1])}<o:p></o:p></p></div>"
+        "<p class=MsoNormal>&nbsp;<o:p></o:p></p>" + orig + "</div></body></html>"
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_html(body, charset="windows-1252"), msgid="OLSVHTML@example.net"),
+        B(28, 12),
+        "Outlook (sv) HTML-only: MsoNormal paragraphs, border-top div with <b>Från:</b>/<b>Skickat:</b>/"
+        "<b>Till:</b>/<b>Ämne:</b>, original as paragraphs",
+    )
+
+    # ---- duplicates and Message-ID reuse ---------------------------------------------------------------
+    c = k.ctx("dup-forwarder-original.eml")
+    first = rv_mail(c, rv_plain(rv_bet(25, 15) + "\nsent once\n"), msgid="dup-fw-1@example.net")
+    k.acc(c, first, B(25, 15), "a bet that a forwarder will deliver again (dup-forwarder-redelivered.eml)")
+    c = k.ctx("dup-revision-between.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_bet(0, 40)), msgid="dup-rev-1@example.net"),
+        B(0, 40),
+        "a revision between a mail and its re-delivery",
+    )
+    c = k.ctx("dup-forwarder-redelivered.eml")
+    forwarder = (
+        "Return-Path: <alice@example.test>\nDelivered-To: referee@example.test\n"
+        "Received: from forwarder.example.org (forwarder.example.org [198.51.100.9]) by mx.example.test; "
+        "Wed, 02 Dec 2026 21:40:00 +0000\n"
+        "ARC-Seal: i=1; a=rsa-sha256; t=1796234400; cv=none; d=forwarder.example.org; s=arc; b=AbC123\n"
+        "ARC-Message-Signature: i=1; a=rsa-sha256; c=relaxed/relaxed; d=forwarder.example.org; s=arc; "
+        "h=from:to:subject; bh=x; b=y\n"
+        "ARC-Authentication-Results: i=1; forwarder.example.org; dkim=pass; spf=pass; dmarc=pass\n"
+        "DKIM-Signature: v=1; a=rsa-sha256; d=forwarder.example.org; s=fw; h=from:to; bh=x; b=y\n"
+        "Authentication-Results: mx.example.test; dkim=pass; dmarc=pass header.from=example.test\n"
+        "X-Spam-Status: No, score=-0.1 required=5.0 tests=DKIM_SIGNED,DKIM_VALID autolearn=ham\n"
+        "X-Spam-Score: -0.1\n"
+        "X-Forwarded-To: referee@example.test\n"
+        "X-Forwarded-For: alice@example.test referee@example.test\n"
+    ).encode()
+    k.add(
+        Case(
+            c.file,
+            1,
+            "ignored",
+            "the same mail again via a forwarder that added ARC-*, DKIM-Signature, Authentication-Results, X-Spam-*, "
+            "X-Forwarded-*, Received, Return-Path, Delivered-To; the whole mail re-written with CRLF line ends; "
+            "must not undo the revision",
+            (forwarder + first).replace(b"\n", b"\r\n"),
+            rule="duplicate",
+            reply=False,
+            player="alice",
+            same_as="dup-forwarder-original.eml",
+        )
+    )
+    c = k.ctx("dup-8bit-original.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_bet(31, 9) + "\nGrüße\n"), msgid="dup8-1@example.net"),
+        B(31, 9),
+        "an 8bit UTF-8 bet ('Grüße'); its re-delivery downgraded to QP by a relay is left out of the corpus "
+        "(not yet recognised as a duplicate: a known open limit)",
+    )
+    c = k.ctx("dup-8bit-revision.eml")
+    k.acc(c, rv_mail(c, rv_plain(rv_bet(3, 37)), msgid="dup8-rev@example.net"), B(3, 37), "a revision after it")
+    c = k.ctx("msgid-reuse-first.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_bet(10, 30)), msgid="reused-by-client@example.net"),
+        B(10, 30),
+        "alice's client reuses one Message-ID for two different bets: the first",
+    )
+    c = k.ctx("msgid-reuse-second.eml")
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(rv_bet(35, 5) + "\nchanged my mind\n"), msgid="reused-by-client@example.net"),
+        B(35, 5),
+        "the second bet with the same Message-ID: it counts, last wins",
+    )
+
+    # ---- bob -----------------------------------------------------------------------------------------
+    c = k.ctx("bob-outlook-ru-bet.eml", "bob")
+    text = (
+        rv_bet(20, None, 20)
+        + "\nБоб\n\n"
+        + rv_block(c, ("От", "Отправлено", "Кому", "Тема"), "2 декабря 2026 г. 13:00")
+        + full_original("bob", 1)
+    )
+    k.acc(
+        c,
+        rv_mail(c, rv_plain(text, charset="koi8-r", cte="quoted-printable"), msgid="BOBRU1@outlook.example"),
+        B(20, 0, 20),
+        "bob on Outlook in Russian (От/Отправлено/Кому/Тема), original unprefixed",
+    )
+    c = k.ctx("bob-spark-bet.eml", "bob")
+    text = (
+        rv_bet(0, 25)
+        + "\nOn 2 Dec 2026 at 13:00 -0500, Referee <referee@example.test>, wrote:\n"
+        + quote(full_original("bob", 1))
+        + "\n"
+    )
+    k.acc(c, rv_mail(c, rv_plain(text), msgid="bob-spark@Spark"), B(0, 25), "bob on Spark, > quote")
+
+    # ---- hostile bodies of about 1 MB (each must be judged quickly) -----------------------------------
+    perf = [
+        (
+            "perf-flowed-1mb-entries",
+            "1 MB of 'Gold: 1 ' lines with format=flowed after 'BET ' (joined into one line)",
+            lambda: rv_plain("BET \n" + "Gold: 1 \n" * (MB // 9), flowed=True),
+            None,
+        ),
+        (
+            "perf-html-1mb-lt",
+            "HTML-only: 1 MB of '<' and '<a b=\"' fragments",
+            lambda: rv_html("<p>x</p>" + '<a b="<' * (MB // 7), cte="8bit"),
+            None,
+        ),
+        (
+            "perf-html-1mb-charrefs",
+            "HTML-only: 1 MB of '&#' and '&#x' and '&amp' fragments",
+            lambda: rv_html("&#&#x&amp" * (MB // 9), cte="8bit"),
+            None,
+        ),
+        (
+            "perf-quote-1mb-gt",
+            "the form, then one line of 1 MB of '>'",
+            lambda: rv_plain(rv_bet(20, 20) + "\n" + ">" * MB + "\n"),
+            B(20, 20),
+        ),
+        (
+            "perf-attribution-lines",
+            "1 MB of 'On 1 a' / 'b' / 'wrote' lines (3-line attribution candidates, none ending)",
+            lambda: rv_plain("On 1 a\nb x\nwrote\n" * (MB // 18)),
+            None,
+        ),
+        (
+            "perf-header-block-lines",
+            "1 MB of 'From: x' / 'Sent: y' lines (header-block look-ahead bait)",
+            lambda: rv_plain("From: x\nSent: y\n" * (MB // 16)),
+            None,
+        ),
+        (
+            "perf-underscores-blank",
+            "1 MB of underscore lines each followed by blank lines",
+            lambda: rv_plain(("_" * 30 + "\n" + "\n" * 20) * (MB // 51)),
+            None,
+        ),
+        (
+            "perf-qp-soft-breaks",
+            "QP body of 1 MB of '=\\n' soft breaks, then the form",
+            lambda: rv_plain("=\n" * (MB // 2) + "BET\nGold: 20\nSilver: 20\n", cte="qp-raw"),
+            B(20, 20),
+        ),
+        (
+            "perf-bet-keys-one-line",
+            "'BET ' then 1 MB of 'g: ' on one line",
+            lambda: rv_plain("BET " + "g: " * (MB // 3) + "\n"),
+            None,
+        ),
+        (
+            "perf-many-sections",
+            "1 MB alternating 'ROULETTE' / 'Winning colour' lines",
+            lambda: rv_plain("ROULETTE\nWinning colour\n" * (MB // 24)),
+            None,
+        ),
+        (
+            "perf-words-after-complete",
+            "a complete BET, then 1 MB of 'Gold colour colour Silver: x' lines",
+            lambda: rv_plain(rv_bet(20, 20) + "Gold colour colour Silver: x\n" * (MB // 29)),
+            B(20, 20),
+        ),
+        (
+            "perf-boundary-lines",
+            "multipart with boundary 'b': 1 MB of '--bx' lines before the first delimiter",
+            lambda: Part(
+                [("Content-Type", 'multipart/mixed; boundary="b"')],
+                b"--bx\n" * (MB // 5) + b"--b\nContent-Type: text/plain\n\n" + rv_bet(20, 20).encode() + b"\n--b--\n",
+            ),
+            B(20, 20),
+        ),
+    ]
+    for name, note, make, move in perf:
+        c = k.ctx(name + ".eml")
+        raw = rv_mail(c, make(), msgid=f"{name}@example.net")
+        if move:
+            k.acc(c, raw, move, note)
+        else:
+            k.rej(c, raw, ANY_ERROR, note + ": rejected (any reason), one error reply")
+    c = k.ctx("perf-encoded-words-subject.eml")
+    k.acc(
+        c,
+        rv_mail(
+            c,
+            rv_plain(rv_bet(20, 20)),
+            msgid="perf-encoded-words-subject@example.net",
+            extra=(("X-Note", "=?utf-8?q?" * 20000),),
+        ),
+        B(20, 20),
+        "a header of 200 KB of '=?utf-8?q?' fragments, the form in the body",
+    )
+    c = k.ctx("perf-two-expensive-readings.eml")
+    line = "BET " + "g: " * 83_000
+    plain = "Hi,\n\nOn Tue, Dec 1, 2026 at 7:00 PM Referee <referee@example.test> wrote:\n" + line + "\n"
+    k.rej(
+        c,
+        rv_mail(
+            c,
+            multipart(
+                "alternative", [rv_plain(plain), rv_html("<p>Hi</p><p>" + line + "</p>", cte="8bit")], "perf-two-b"
+            ),
+            msgid="perf-two@example.net",
+        ),
+        ANY_ERROR,
+        "alternative{plain: 'Hi' + attribution naming an address + 'BET g: g: g: ...' (250 KB), html: the same "
+        "250 KB line}: text reading is NoMoves, the html and uncut readings each parse a 250 KB entry line",
+    )
+    c = k.ctx("perf-nested-paren-from.eml")
+    rv_rej(
+        k,
+        c,
+        rv_mail(c, rv_plain(rv_bet(20, 20)), frm="(" * 100_000 + "{{ALICE}}", msgid="perf-paren@example.net"),
+        "not your registered address",
+        "From: 100 KB of '(' then alice's address: spoofed/unreadable sender, one notice to alice at most, fast",
+        rule="spoofed",
+    )
+
+
+def review_after(k: Corpus) -> None:
+    """Probes of a later state: once round 1 has closed (in round 2), and after the match ended."""
+    k.round = 1
+
+    def add(case: Case, after: str) -> None:
+        case.after = after
+        k.add(case)
+
+    c = k.ctx("late-reply-to-round-1.eml")
+    add(
+        Case(
+            c.file,
+            1,
+            "rejected",
+            "a bet answering our round-1 mail that arrives after round 1 closed: not moved into round 2",
+            rv_mail(
+                c,
+                rv_plain(rv_bet(20, 20) + "\nlate1\n"),
+                subject="Re: " + SUBJECT_ROUND2,
+                msgid="late-1@example.net",
+                irt="{{STEP1_ALICE}}",
+            ),
+            phrase="closed at its deadline",
+            reply=True,
+            player="alice",
+        ),
+        "round-1",
+    )
+    c = k.ctx("round2-bet-ok.eml")
+    add(
+        Case(
+            c.file,
+            1,
+            "accepted",
+            "a bet answering our latest mail in round 2",
+            rv_mail(c, rv_plain(rv_bet(30, 10)), subject="Re: " + SUBJECT_ROUND2, msgid="r2-ok@example.net"),
+            move=B(30, 10),
+            reply=True,
+            player="alice",
+        ),
+        "round-1",
+    )
+
+    over = "Re: " + SUBJECT_END
+    c = k.ctx("over-bet.eml")
+    add(
+        Case(
+            c.file,
+            1,
+            "rejected",
+            "alice bets after the match ended: rejected 'match is over', one reply",
+            rv_mail(c, rv_plain(rv_bet(20, 20) + "\nover1\n"), subject=over, msgid="over-1@example.net"),
+            phrase="over",
+            reply=True,
+            player="alice",
+        ),
+        "match",
+    )
+    c = k.ctx("over-bob-roulette.eml", "bob")
+    add(
+        Case(
+            c.file,
+            1,
+            "rejected",
+            "bob sends a roulette after the match ended",
+            rv_mail(c, rv_plain(rv_roulette("Gold", 30, 10) + "\nover2\n"), subject=over, msgid="over-2@example.net"),
+            phrase="over",
+            reply=True,
+            player="bob",
+        ),
+        "match",
+    )
+    c = k.ctx("over-general-address.eml")
+    add(
+        Case(
+            c.file,
+            1,
+            "rejected",
+            "alice writes to the general address after the end: told she has no running match",
+            rv_mail(c, rv_plain("Who won?\n"), to="{{REFEREE}}", subject=over, msgid="over-3@example.net", irt=False),
+            phrase="no running match",
+            rule="general-address",
+            reply=True,
+            player="alice",
+        ),
+        "match",
+    )
+    c = k.ctx("over-stranger.eml")
+    add(
+        Case(
+            c.file,
+            1,
+            "ignored",
+            "a stranger after the end",
+            rv_mail(
+                c,
+                rv_plain("hi\n"),
+                frm="eve@evil.test",
+                to="{{REFEREE}}",
+                subject=over,
+                msgid="over-4@example.net",
+                irt=False,
+            ),
+            rule="unknown-sender",
+            reply=False,
+            player="alice",
+        ),
+        "match",
+    )
+    c = k.ctx("over-ooo-auto.eml")
+    add(
+        Case(
+            c.file,
+            1,
+            "ignored",
+            "alice's auto-reply to the final mail",
+            rv_mail(
+                c,
+                rv_plain("Away\n"),
+                subject="Automatic reply: x",
+                msgid="over-5@example.net",
+                extra=(("Auto-Submitted", "auto-replied"),),
+            ),
+            rule="auto-submitted",
+            reply=False,
+            player="alice",
+        ),
+        "match",
+    )
+
+
 # ---------------------------------------------------------------------------- writing
 
 
@@ -3070,6 +5165,19 @@ def _toml_value(value) -> str:
     raise TypeError(value)
 
 
+# A mail larger than this is not stored: the corpus test builds it with build_case().
+STORED_LIMIT = 200_000
+
+
+def build_case(file: str) -> bytes:
+    """The raw bytes (with placeholders) of one case, as :func:`build` makes it."""
+    for case in build():
+        if case.file == file:
+            assert case.raw is not None, file
+            return case.raw
+    raise KeyError(file)
+
+
 def write(cases: list[Case], out: Path = HERE) -> None:
     for old in out.glob("*.eml"):
         old.unlink()
@@ -3081,7 +5189,10 @@ def write(cases: list[Case], out: Path = HERE) -> None:
     for case in cases:
         if case.raw is not None:
             assert b"{{" not in _body(case.raw), f"{case.file}: placeholder in the body"
-            (out / case.file).write_bytes(case.raw)
+            if len(case.raw) > STORED_LIMIT:
+                case.generate = "corpus"  # built again by the test (build_case), not stored
+            else:
+                (out / case.file).write_bytes(case.raw)
         lines.append("[[mail]]")
         for key in (
             "file",
@@ -3095,6 +5206,7 @@ def write(cases: list[Case], out: Path = HERE) -> None:
             "reply",
             "same_as",
             "generate",
+            "after",
             "note",
         ):
             value = getattr(case, key)

@@ -5,19 +5,22 @@ client, then every round-0 corpus mail is delivered at START + 10 min + i * 2 mi
 header placeholders substituted, see ``tests/corpus/make_corpus.py``), followed by a tick at
 that instant, and checked right away against ``tests/corpus/index.toml``:
 
-* its Inbound row (``source`` = the delivered file's Maildir key) and ``status``; for an
-  ignored mail its ``rule``;
+* its Inbound row (``source`` = the delivered file's Maildir key) and ``status``; its
+  ``rule`` (always given for an ignored mail, sometimes for a rejected one);
 * its replies (Outbox rows whose ``inbound_id`` is the row's id): as many as ``reply`` says
-  (0 or 1, never more), each to a registered player, each under 200 KB; for a rejected mail
-  the reply's text holds ``phrase`` (and ``shows``);
+  (0 or 1, never more), each to a registered player and naming no other address in its
+  To, Cc or Bcc, each under 200 KB; for a rejected mail the reply's text holds ``phrase``
+  (and ``shows``);
 * for an accepted mail, the player's pending move in the match state equals ``move``; a
   rejected or ignored mail changes no pending move.
 
 Then alice's valid roulette closes round 0 (sent through the scripted client), the round-0
-deadline passes, the round-1 mails go the same way, round 1 closes, and at the end: every
-file left the inbox's new/, every file has exactly one Inbound row with a final status, the
-ledger is conserved (no account but SEASON negative), and no mail went to an unregistered
-address.
+deadline passes, the round-1 mails go the same way, bob's valid roulette closes round 1
+(scripted client), round 1 closes; the mails marked ``after = "round-1"`` go the same way
+during round 2; the remaining deadlines pass until the match has ended, and the mails marked
+``after = "match"`` follow. At the end: every file left the inbox's new/, every file has
+exactly one Inbound row with a final status, the ledger is conserved (no account but SEASON
+negative), and no mail went to an unregistered address.
 
 Mismatches are collected, not raised one by one: the test fails once per backend with the
 whole table. A tick that raises or runs over TICK_BUDGET seconds is a mismatch too; the test
@@ -30,9 +33,12 @@ import copy
 import email
 import email.policy
 import email.utils
+import functools
+import importlib.util
 import os
 import re
 import signal
+import sys
 import time
 import tomllib
 from collections.abc import Iterator
@@ -60,8 +66,10 @@ MAX_REPLY_BYTES = 200 * 1024
 # A hang detector, not a performance goal (bench/ measures those): a tick takes well under a
 # second here, so this holds on a machine a hundred times slower.
 TICK_BUDGET = 120.0  # seconds one tick may take before it counts as hung
-PLACEHOLDER = re.compile(rb"\{\{[A-Z_]+\}\}")
-GENERATED = ("big-body", "big-line")
+ROUNDS = 10  # the harness's match: rounds 1..10 after the preparation phase; round r closes at START + (r+1) days
+PLACEHOLDER = re.compile(rb"\{\{[A-Z0-9_]+\}\}")
+GENERATED = ("big-body", "big-line", "corpus")
+AFTER = ("round-1", "match")  # later deliveries: once round 1 closed; once the match ended
 
 
 def load_index() -> list[dict[str, Any]]:
@@ -83,6 +91,8 @@ def test_corpus_index_is_well_formed():
     for m in index:
         where = m["file"]
         assert m["round"] in (0, 1), where
+        assert m.get("after") in (None, *AFTER), where
+        assert "after" not in m or m["round"] == 1, f"{where}: a later delivery has round = 1"
         assert m["expect"] in OUTCOMES, where
         assert isinstance(m.get("reply"), bool), where
         assert m.get("note"), where
@@ -121,6 +131,18 @@ def substitute(raw: bytes, values: dict[bytes, bytes]) -> bytes:
     head, rest = split_head(raw)
     head = PLACEHOLDER.sub(lambda m: values.get(m.group(0), m.group(0)), head)
     return head + rest
+
+
+@functools.cache
+def built_cases() -> dict[str, bytes]:
+    """The cases make_corpus.py builds but does not store (over its STORED_LIMIT)."""
+    spec = importlib.util.spec_from_file_location("make_corpus", CORPUS / "make_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("make_corpus", module)  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return {
+        case.file: case.raw for case in module.build() if case.raw is not None and len(case.raw) > module.STORED_LIMIT
+    }
 
 
 def generated_mail(spec: str, rnd: int) -> bytes:
@@ -218,6 +240,7 @@ class CorpusWorld(World):
         self.inbound = Table("inbound", meta, autoload_with=self.store.engine)
         self.outbox_table = Table("outbox", meta, autoload_with=self.store.engine)
         self._headers: dict[Path, tuple[int, Any]] = {}
+        self._step_ids: dict[int, str] = {}
 
     # ---- what the players have received
 
@@ -261,7 +284,25 @@ class CorpusWorld(World):
         values["REPLY_ALICE_CUT"] = f"referee+{token[:-4]}@{domain}"
         values["REPLY_ALICE_PLUS"] = f"referee+{token}q@{domain}"
         values["REPLY_ALICE_NONASCII"] = f"referee+{token[:3]}\u00e9{token[4:]}@{domain}"
+        values["REPLY_ALICE_UPPER"] = values["REPLY_ALICE"].upper()
+        for key, address in REGISTERED.items():
+            for n, message_id in enumerate(self.step_message_ids(address)):
+                values[f"STEP{n}_{key.upper()}"] = message_id
         return {b"{{" + k.encode() + b"}}": v.encode("utf-8") for k, v in values.items()}
+
+    def step_message_ids(self, address: str) -> list[str]:
+        """The Message-IDs of the step mails to ``address`` (round 0's first), from the outbox."""
+        t = self.outbox_table
+        query = select(t.c.id, t.c.message).where(t.c.kind == "step", func.lower(t.c.to_addr) == address)
+        with self.store.engine.connect() as conn:
+            rows = list(conn.execute(query.order_by(t.c.id)))
+        found = []
+        for row in rows:
+            if row.id not in self._step_ids:
+                head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(bytes(row.message))
+                self._step_ids[row.id] = str(head["Message-ID"] or "").strip()
+            found.append(self._step_ids[row.id])
+        return found
 
     # ---- what the referee recorded
 
@@ -373,7 +414,12 @@ class Run:
         else:
             values = world.placeholders(at)
         self.values_used[m["file"]] = values
-        raw = generated_mail(m["generate"], m["round"]) if "generate" in m else (CORPUS / m["file"]).read_bytes()
+        if m.get("generate") == "corpus":  # a large case, built by make_corpus.py instead of stored
+            raw = built_cases()[m["file"]]
+        elif "generate" in m:
+            raw = generated_mail(m["generate"], m["round"])
+        else:
+            raw = (CORPUS / m["file"]).read_bytes()
         data = substitute(raw, values)
         left = PLACEHOLDER.findall(split_head(data)[0])
         if left:
@@ -400,7 +446,7 @@ class Run:
         note = (row.note or "")[:160]
         if row.status != m["expect"]:
             self.miss(m, got, f"status {row.status}; note: {note}")
-        elif m["expect"] == "ignored" and "rule" in world.inbound.c and rule != m["rule"]:
+        elif m.get("rule") and rule != m["rule"]:
             self.miss(m, got, f"rule {rule!r}, expected {m['rule']!r}; note: {note}")
 
         replies = world.replies_to(row)
@@ -416,6 +462,11 @@ class Run:
                 self.miss(m, got, f"the reply went to {r.to_addr}, expected {REGISTERED[player]}")
             if len(r.message) >= MAX_REPLY_BYTES:
                 self.miss(m, got, f"a reply of {len(r.message)} bytes (limit {MAX_REPLY_BYTES})")
+            head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(bytes(r.message))
+            named = email.utils.getaddresses([str(v) for f in ("To", "Cc", "Bcc") for v in head.get_all(f, [])])
+            stray = sorted({a.lower() for _, a in named if a} - set(REGISTERED.values()))
+            if stray:
+                self.miss(m, got, f"the reply's To/Cc/Bcc name unregistered addresses: {stray}")
         if m.get("shows") and replies:
             shown = substitute(m["shows"].encode(), values).decode("utf-8")
             if " ".join(shown.lower().split()) not in " ".join(reply_text(replies[0].message).lower().split()):
@@ -514,6 +565,12 @@ class Run:
         return "\n".join(lines)
 
 
+def match_status(world: CorpusWorld) -> str | None:
+    with world.store.unit_of_work() as session:
+        match = session.scalar(select(Match).where(Match.key == "m1"))
+        return match.status if match else None
+
+
 def test_the_corpus_gets_the_outcomes_of_its_index(tmp_path, db_url):
     index = load_index()
     backend = "postgresql" if db_url.startswith("postgresql") else "sqlite"
@@ -532,7 +589,8 @@ def test_the_corpus_gets_the_outcomes_of_its_index(tmp_path, db_url):
             "bob's round-0 roulette (scripted client)",
         )
 
-        by_round = {r: [m for m in index if m["round"] == r] for r in (0, 1)}
+        by_round = {r: [m for m in index if m["round"] == r and "after" not in m] for r in (0, 1)}
+        later = {a: [m for m in index if m.get("after") == a] for a in AFTER}
         at = START
         for i, m in enumerate(by_round[0]):
             at = START + timedelta(minutes=10 + 2 * i)
@@ -557,11 +615,38 @@ def test_the_corpus_gets_the_outcomes_of_its_index(tmp_path, db_url):
         elif not all(state["history"][0].get("prepared", {}).values()):
             run.setup.append(f"round 0 closed with {state['history'][0].get('prepared')}")
 
+        at = START + DAY
         for i, m in enumerate(by_round[1]):
-            run.deliver_case(m, START + DAY + timedelta(minutes=10 + 2 * i))
+            at = START + DAY + timedelta(minutes=10 + 2 * i)
+            run.deliver_case(m, at)
+        # bob's roulette that stands when round 1 closes, so alice has something to bet on in round 2
+        run.send_form(
+            "bob",
+            "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0",
+            at + timedelta(minutes=2),
+            "bob's closing round-1 roulette (scripted client)",
+        )
         error = run.tick(START + 2 * DAY + timedelta(seconds=1), "round-1 deadline")
         if error:
             run.setup.append(f"round-1 deadline: {error}")
+        state = world.state()
+        if state.get("round") != 2:
+            run.setup.append(f"after the round-1 deadline the match is in round {state.get('round')}, not 2")
+
+        # once round 1 closed: the mails of index entries with after = "round-1", during round 2
+        for i, m in enumerate(later["round-1"]):
+            run.deliver_case(m, START + 2 * DAY + timedelta(minutes=10 + 2 * i))
+        # the remaining deadlines, until the match ends; then the mails with after = "match"
+        day = 2
+        while match_status(world) == "running" and day <= ROUNDS:
+            day += 1
+            error = run.tick(START + day * DAY + timedelta(seconds=1), f"deadline {day}")
+            if error:
+                run.setup.append(f"deadline {day}: {error}")
+        if match_status(world) == "running":
+            run.setup.append(f"the match is still running after {day} deadlines")
+        for i, m in enumerate(later["match"]):
+            run.deliver_case(m, START + day * DAY + timedelta(minutes=10 + 2 * i))
         run.final_checks(index)
     finally:
         world.store.dispose()
