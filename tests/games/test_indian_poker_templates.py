@@ -1,0 +1,198 @@
+"""The Indian Poker mail templates render at every step of random matches, for both
+players, say what happened and what may be done now, and never show a player their own
+card before the showdown."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict
+from typing import Any
+
+import pytest
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from referee.games.base import State
+from referee.render import render_mail
+from tests.games.test_indian_poker import A, B, CALL, FOLD, G, raise_by, setup, submit
+from tests.games.test_indian_poker_properties import own_card_variants, random_match
+
+TEMPLATES = FileSystemLoader("/work/main/templates")
+ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
+# the service's environment (referee.render) also trims blocks; the mails must come out the same
+SERVICE_ENV = Environment(
+    loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
+)
+NAMES = {A: "Alice", B: "Bob"}
+DEADLINE = "Tuesday 3 December 18:00 CET"
+REPLY_TO = "referee+m1@example.org"
+
+
+def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
+    """What the service gives the templates (as in the Stationary Roulette template tests)."""
+    opponent = B if player == A else A
+    step = G.step(state)
+    result = G.result(state)
+    return {
+        "player": {"id": player, "name": NAMES[player]},
+        "opponent": {"id": opponent, "name": NAMES[opponent]},
+        "match": {"id": "m1", "title": "Indian Poker", "game": "indian-poker", "season": "Season 2"},
+        "view": G.view(state, player),
+        "form": None if result else G.form(state, player),
+        "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
+        "deadline": None if result else DEADLINE,
+        "result": None if result is None else asdict(result),
+        "reply_to": REPLY_TO,
+        "ignored": {"lines": list(ignored or []), "more": 0},
+        "truncated": False,
+    }
+
+
+def render(name: str, state: State, player: str, env: Environment = ENV, ignored: list[str] | None = None) -> str:
+    return env.get_template(f"mail/indian-poker/{name}.txt").render(**context(state, player, ignored))
+
+
+def matches() -> list[list[State]]:
+    """The states of a few random matches: every kind of hand (ties, folds of a 10,
+    all-in antes, carried pots, timeouts) comes up in them."""
+    out = []
+    for i in range(12):
+        style = {"rng": i, "dmo": (A, B)[i % 2], "timeouts": (0.0, 0.3, 1.0)[i % 3], "forbidden": 0.0}
+        out.append(random_match(1000 + i, style)[1])
+    return out
+
+
+MATCHES = matches()
+ALL_STATES = [s for states in MATCHES for s in states]
+
+
+def test_the_random_matches_cover_every_kind_of_hand() -> None:
+    hands = [h for states in MATCHES for h in states[-1]["history"]]
+    assert any(h["tie"] for h in hands)
+    assert any(h["penalty"] for h in hands)
+    assert any(h["end"] == "all-in" for h in hands)
+    assert any(h["end"] == "fold" and not h["penalty"] for h in hands)
+    assert any(a["timeout"] for h in hands for a in h["actions"])
+    assert any(h["carried_in"] for h in hands)
+
+
+def assert_mail_shape(text: str) -> None:
+    lines = text.split("\n")
+    assert lines[0].startswith("Subject: [Indian Poker m1] ")
+    assert lines[1] == ""
+    assert "\n\n\n" not in text
+    assert "None" not in text
+
+
+@pytest.mark.parametrize("index", range(len(MATCHES)))
+def test_step_and_receipt_render_at_every_step(index: int) -> None:
+    for state in MATCHES[index]:
+        result = G.result(state)
+        for player in (A, B):
+            view = G.view(state, player)
+            for name in ("step", "receipt"):
+                text = render(name, state, player)
+                assert_mail_shape(text)
+                assert render(name, state, player, SERVICE_ENV) == text
+                for h in view["recent_hands"]:
+                    assert f"=== Result of hand {h['hand']} ===" in text
+                if result is not None:
+                    assert "=== The match is over ===" in text and result.reason in text
+            step = render("step", state, player)
+            if result is None:
+                opponent = B if player == A else A
+                assert f"{NAMES[opponent]}'s card: {state['cards'][opponent]}." in step
+                assert f"=== Hand {state['hand']} ===" in step
+                if view["your_turn"]:
+                    assert G.form(state, player).strip() in step
+                    assert view["choices"] in step
+                    assert f"Deadline: {DEADLINE}." in step
+                    assert f"reply to this mail (it goes to {REPLY_TO})" in step
+                else:
+                    assert "There is nothing for you to send now" in step
+
+
+@pytest.mark.parametrize("index", range(len(MATCHES)))
+def test_mails_never_show_a_player_their_own_card_before_the_showdown(index: int) -> None:
+    """Any value of the player's own card (and any order of the undealt cards) gives the
+    same mails, word for word."""
+    for state in MATCHES[index][:60]:
+        for player in (A, B):
+            step, receipt = render("step", state, player), render("receipt", state, player)
+            for variant in own_card_variants(state, player):
+                assert render("step", variant, player) == step
+                assert render("receipt", variant, player) == receipt
+
+
+def test_first_mail() -> None:
+    state = setup([(8, 3), (1, 2)])
+    text = render("step", state, A)
+    assert text.startswith("Subject: [Indian Poker m1] Hand 1, action 1: your turn\n\nDear Alice,\n")
+    assert "Bob's card: 3. Your own card is not told to you" in text
+    assert "Pot: 2 chips. Your chips: 24 (bet in this hand: 1). Bob's chips: 24 (bet in this hand: 1)." in text
+    assert "  RAISE n      your bet becomes your opponent's bet plus n chips (n from 1 to 24)" in text
+    assert "If nothing arrives from you by then, you CALL" in text
+    assert "CHECK\nTurn: Hand 1, action 1\n" in text
+    other = render("step", state, B)
+    assert other.startswith("Subject: [Indian Poker m1] Hand 1, action 1: Alice's turn\n")
+    assert "Alice's card: 8." in other and "It is Alice's turn (Hand 1, action 1)" in other
+
+
+def test_hand_results_for_showdown_fold_penalty_and_tie() -> None:
+    state = setup([(8, 3), (2, 10), (5, 5), (1, 2)])
+    state = submit(state, A, raise_by(2))
+    state = submit(state, B, CALL)
+    text = render("step", state, B)
+    assert "Cards: you had 3, Alice had 8." in text
+    assert "  Alice: RAISE 2 - puts in 2 chips, 3 in total\n  Bob: CALL - puts in 2 chips, 3 in total" in text
+    assert "Showdown: Alice's 8 beats Bob's 3: Alice takes the pot of 6 chips." in text
+    state = submit(state, B, raise_by(1))
+    state = submit(state, A, FOLD)  # bob holds the 10: no penalty; alice folds a 2
+    state = submit(state, A, "CALL")  # hand 3: a tie
+    text = render("step", state, A)
+    assert "Tie: both cards are 5. The pot of 2 chips is set aside" in text
+    assert "No ante this hand: the last hand was a tie, and its pot of 2 chips is carried over." in text
+
+
+def test_ten_fold_penalty_and_timeout_are_explained() -> None:
+    state = submit(setup([(3, 10), (1, 2)]), A, raise_by(2))
+    state = G.apply_timeout(state)
+    text = render("step", state, B)
+    assert "  Bob: FOLD (no answer by the deadline) - folds" in text
+    assert "Bob folded holding a 10 and pays Alice 10 chips." in text
+
+
+def test_all_in_ante_and_final_mail() -> None:
+    state = setup([(1, 9)], stacks={A: 2, B: 48}, hands_before=20)
+    text = render("step", state, A)
+    assert text.startswith("Subject: [Indian Poker m1] Final result\n")
+    assert "No betting: an ante took all of a player's chips, so the hand went straight to the showdown." in text
+    assert "bob wins: alice has no chips left after hand 21." in text
+    assert "You: loss, victory points: 0. Bob: win, victory points: 1." in text
+    assert "Deadline" not in text
+
+
+def test_receipt_restates_the_command_and_lists_what_was_ignored() -> None:
+    state = setup([(8, 3), (1, 2)])
+    parsed = G.parse(state, A, "Hi Bob!\nRAISE 3 (bluffing?)\nCheers")
+    state = submit(state, A, parsed.moves[0])
+    text = render("receipt", state, A, ignored=parsed.ignored)
+    assert text.startswith("Subject: [Indian Poker m1] Received: RAISE 3 in hand 1\n")
+    assert "Recorded for hand 1: Alice: RAISE 3 - puts in 3 chips, 4 in total." in text
+    assert "Now it is Bob's turn (Hand 1, action 2)" in text
+    for line in ("Hi Bob!", "(bluffing?)", "Cheers"):
+        assert f"| {line}\n" in text
+    assert "| " not in render("receipt", state, A)
+
+
+def test_service_renderer_reads_the_subject_and_body() -> None:
+    mail = render_mail("indian-poker", "step", context(setup([(8, 3)]), A))
+    assert mail.subject == "[Indian Poker m1] Hand 1, action 1: your turn"
+    assert mail.text.startswith("Dear Alice,\n")
+
+
+def test_random_states_render_in_the_service_environment() -> None:
+    r = random.Random(5)
+    for state in r.sample(ALL_STATES, 40):
+        for player in (A, B):
+            render_mail("indian-poker", "step", context(state, player))
+            render_mail("indian-poker", "receipt", context(state, player))
