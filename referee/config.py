@@ -273,8 +273,9 @@ def new_secret() -> str:
 
 
 def game_options(game: Any) -> list[str]:
-    """The option names a game's engine reads (an engine may declare them as ``options``)."""
-    return sorted(getattr(game, "options", None) or ())
+    """The option names a game's engine reads, as its ``game_type`` declares them."""
+    game_type = getattr(game, "game_type", None)
+    return sorted(game_type.options if game_type is not None else ())
 
 
 def check_options(game: Any, value: Any, where: str) -> dict[str, Any]:

@@ -66,7 +66,10 @@ def test_options_must_be_a_table():
 def test_a_game_that_declares_options_lists_them(monkeypatch):
     from referee.games import GAMES
 
-    monkeypatch.setattr(GAMES["stationary-roulette"], "options", {"speed": "", "bonus": ""}, raising=False)
+    import dataclasses
+
+    game = GAMES["stationary-roulette"]
+    monkeypatch.setattr(game, "game_type", dataclasses.replace(game.game_type, options={"speed": "", "bonus": ""}))
     with pytest.raises(ConfigError, match=r"unknown option 'colours' \(allowed: bonus, speed\)"):
         parse_season({**BASE, "matches": [match(options={"colours": 4})]}, "t")
     spec = parse_season({**BASE, "matches": [match(options={"speed": 2})]}, "t")

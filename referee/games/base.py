@@ -10,7 +10,8 @@ and storage; the engine owns the rules.
   accepted moves and closed deadlines rebuilds any match exactly.
 * ``step(state)`` says what is open now: a :class:`Step` with a key unique within
   the match, a *kind* (the service looks its deadline up per game and per kind),
-  who may act, and whether the step is simultaneous. ``None`` means the match is over.
+  who may act, and whether the step is simultaneous (as ``game_type.dynamics`` says; a
+  sequential step lists at most one player). ``None`` means the match is over.
 * ``awaiting(state)`` names the players whose submission for the open step is
   still missing (reminders go to them; ``referee status`` shows it).
 * ``parse(state, player, text)`` reads the cleaned text of a mail and returns a
@@ -27,7 +28,9 @@ and storage; the engine owns the rules.
   the rule text punishes such a move, the engine returns the penalised state with
   ``changed=True`` so the service logs it and a replay reproduces it.
 * ``apply_timeout(state)`` closes the open step at its deadline: players who have
-  not acted get the game's default action. It may open an *extension* step.
+  not acted get the game's default action. It may open an *extension* step, never
+  leave the same step open. Once the match is over, ``apply_move`` rejects every move
+  (``changed=False``) and ``apply_timeout`` raises :class:`GameError`.
 * ``with_balances(state, balances)`` returns a copy of the state whose chips are the
   given live season balances of its players (``{player: chips}``, whole numbers, not
   negative; anything else is a :class:`GameError`). A player's chips are one season
@@ -40,13 +43,33 @@ and storage; the engine owns the rules.
   appear in a view before the rules reveal it.
 * ``result(state)`` is ``None`` while the match runs, then a :class:`Result`.
 * ``form(state, player)`` is the fill-in template for the open step, in exactly
-  the grammar ``parse`` reads.
+  the grammar ``parse`` reads; ``""`` when the player has nothing to send.
 * ``standings(state)`` is one line per player for organizers (``referee status``),
   built from public information only.
+* ``game_type`` (a :class:`GameType`) describes the game as a whole, after OpenSpiel's
+  ``GameType``: its dynamics (simultaneous or sequential steps), the roles of its seats,
+  the currencies its transfers move, its step kinds, its match options and whether it
+  uses chance. ``name``, ``title``, ``min_players``, ``max_players`` and ``step_kinds``
+  stay attributes of their own (``step_kinds`` mirrors ``game_type.step_kinds``).
+* ``sample_moves(state, player, rnd)`` gives a few legal moves ``player`` may make now,
+  drawn with the given :class:`random.Random` (for tests, demos and automated players);
+  ``[]`` when the player has nothing to do. Every one is accepted by ``apply_move`` on
+  that state. In a simultaneous step that includes revisions of a submission already
+  made.
+* ``hidden_variants(state, player, rnd)`` gives a few states that differ from ``state``
+  only in information ``player`` may not know yet (the opponent's hidden cards, secret
+  choices, unrevealed submissions ...; in Stationary Roulette the winning colour and
+  points of the opponent's pending roulette, the opponent's pending bet, and the
+  winning colours of the opponent's prepared but not yet revealed roulettes), each a
+  valid state of the game. ``view``, ``form`` (and so every mail), the public
+  ``view(state, None)``, ``standings`` and whether ``apply_move`` accepts the player's
+  moves must be the same on each of them: the conformance suite
+  (``tests/games/test_conformance.py``) checks this on random playouts of every game.
 * Chip movements are appended to ``state["transfers"]`` as
   ``{"from": account, "to": account, "amount": n, "reason": str, "step": key}``;
   the service copies new entries into the season ledger (double entry), so chips
-  are conserved. ``"LGT"`` is the house account.
+  are conserved. ``"LGT"`` is the house account. The list is append-only: the service
+  copies the entries beyond the ones it has already seen.
 """
 
 from __future__ import annotations
@@ -61,6 +84,8 @@ State = dict[str, Any]
 Move = dict[str, Any]
 
 HOUSE = "LGT"
+SEASON_CHIPS = "chips"  # the season's chips (one balance per player, in the season ledger)
+MATCH_CHIPS = "stack"  # chips that exist only inside a match (a duel's stacks), never the season's
 
 
 class GameError(Exception):
@@ -114,12 +139,40 @@ class Result:
     scores: dict[str, Any] = field(default_factory=dict)
 
 
+SIMULTANEOUS = "simultaneous"  # every listed player acts in a step and may revise until its deadline
+SEQUENTIAL = "sequential"  # one player acts in a step; a turn is final once accepted
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What kind of game an engine plays (after OpenSpiel's ``GameType``)."""
+
+    dynamics: str  # SIMULTANEOUS or SEQUENTIAL
+    roles: tuple[str, ...]  # the seats' roles in seat order, e.g. ("player", "player")
+    currencies: tuple[str, ...]  # what the transfers move: SEASON_CHIPS and/or MATCH_CHIPS
+    step_kinds: dict[str, float]  # step kind -> default length in hours
+    options: dict[str, str] = field(default_factory=dict)  # match option -> one-line meaning
+    chance: bool = False  # does the game use chance (draws from rng(seed, ...))?
+
+    def __post_init__(self) -> None:
+        if self.dynamics not in (SIMULTANEOUS, SEQUENTIAL):
+            raise ValueError(f"dynamics must be {SIMULTANEOUS!r} or {SEQUENTIAL!r}, not {self.dynamics!r}")
+        unknown = set(self.currencies) - {SEASON_CHIPS, MATCH_CHIPS}
+        if unknown or not self.currencies:
+            raise ValueError(f"currencies must be SEASON_CHIPS and/or MATCH_CHIPS, not {self.currencies!r}")
+        if not self.roles:
+            raise ValueError("a game has at least one seat role")
+        if not self.step_kinds or any(hours <= 0 for hours in self.step_kinds.values()):
+            raise ValueError("every step kind needs a positive default length in hours")
+
+
 class Game(Protocol):
     name: str  # registry key, e.g. "stationary-roulette"
     title: str  # human name, e.g. "Stationary Roulette"
     min_players: int
     max_players: int
-    step_kinds: dict[str, float]  # kind -> default length in hours
+    step_kinds: dict[str, float]  # kind -> default length in hours (= game_type.step_kinds)
+    game_type: GameType
 
     def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State: ...
     def step(self, state: State) -> Step | None: ...
@@ -132,6 +185,8 @@ class Game(Protocol):
     def result(self, state: State) -> Result | None: ...
     def form(self, state: State, player: str) -> str: ...
     def standings(self, state: State) -> list[str]: ...
+    def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]: ...
+    def hidden_variants(self, state: State, player: str, rnd: random.Random) -> list[State]: ...
 
 
 def clone(data: Any) -> Any:
@@ -151,10 +206,6 @@ def rng(seed: int, *labels: object) -> random.Random:
     """
     material = ":".join([str(seed), *map(str, labels)]).encode()
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
-
-
-SEASON_CHIPS = "chips"  # the season's chips (one balance per player, in the season ledger)
-MATCH_CHIPS = "stack"  # chips that exist only inside a match (a duel's stacks), never the season's
 
 
 def transfer(

@@ -31,6 +31,7 @@ A roulette is ``{"winning": colour, "points": {colour: n}}``; a bet is ``{colour
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,8 +39,11 @@ from typing import Any
 
 from referee.games.base import (
     HOUSE,
+    SEASON_CHIPS,
+    SIMULTANEOUS,
     Applied,
     GameError,
+    GameType,
     Move,
     NoMoves,
     Parsed,
@@ -504,11 +508,11 @@ class _Section:
         for entry in entries:
             value = t.span(entry.value_start, entry.end)
             if entry.key is not None:
-                self.add(entry.key, value, t.line, ignored)
+                self.add(entry.key, value, written, ignored)  # errors quote the line as written
             elif self.complete:
                 ignored.append(t.span(entry.begin, entry.end))
             else:
-                raise self.unknown(t.span(entry.begin, entry.begin + entry.words), t.line)
+                raise self.unknown(t.span(entry.begin, entry.begin + entry.words), written)
 
     def _begins_with_entry(self, t: _Tokens, entry: _Entry) -> bool:
         """Whether a line's first entry makes it an entry line: an unknown key counts
@@ -579,7 +583,7 @@ def read_mail(text: str) -> Parsed:
         if len(written) > MAX_LINE_CHARS and (section is None or section.complete):
             ignored.append(_shown(written))
             continue
-        line = _unbullet(written[:MAX_LINE_CHARS]).translate(_EMPHASIS)  # a long line is read cut
+        line = _unbullet(written[:MAX_LINE_CHARS]).translate(_EMPHASIS)  # a long line is read cut (quoted whole)
         t: _Tokens | None = None
         if line[:8].lower().startswith(("roulette", "bet")):
             t = _Tokens(line)
@@ -882,7 +886,17 @@ class StationaryRoulette:
     max_players = 2
 
     def __init__(self) -> None:
-        self.step_kinds: dict[str, float] = {"round": ROUND_HOURS}
+        # Rounds are simultaneous; the match moves the season's chips (the ``chips`` the
+        # service passes in the options are the players' balances, not a match option).
+        self.game_type = GameType(
+            dynamics=SIMULTANEOUS,
+            roles=("player", "player"),
+            currencies=(SEASON_CHIPS,),
+            step_kinds={"round": ROUND_HOURS},
+            options={},
+            chance=False,
+        )
+        self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
     def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State:
         if len(players) != 2 or players[0] == players[1]:
@@ -1130,6 +1144,78 @@ class StationaryRoulette:
         if state["result"] is None:
             return None
         return Result(**clone(state["result"]))
+
+    # ----------------------------------------------------------------- for tests and bots
+
+    def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]:
+        """A few legal submissions ``player`` may send now (a roulette when the round
+        prepares one, a bet when there is a roulette to bet on; revisions included), []
+        when there is nothing to do."""
+        if state["result"] is not None or player not in state["players"]:
+            return []
+        moves: list[Move] = []
+        if prepares_in(state["round"]):
+            left = uses_left(state["roulettes"][player])
+            colours = [colour for colour in COLOURS if left[colour] > 0]
+            for _ in range(2):
+                points = _random_points(rnd)
+                moves.append({"type": "roulette", "winning": rnd.choice(colours), "points": points})
+        if _bettable(state, player) is not None:
+            moves.extend({"type": "bet", "bets": _random_bet(rnd)} for _ in range(2))
+        return moves
+
+    def hidden_variants(self, state: State, player: str, rnd: random.Random) -> list[State]:
+        """A few states that differ from ``state`` only in what ``player`` may not know
+        yet: the winning colour of each unsettled roulette of the opponent (the one
+        ``player`` bets on, or one left over when the match ended early: of that one
+        the points too, which ``player`` never saw), and, while the round is open, the
+        opponent's pending roulette and bet (or whether there is one). Each is a valid
+        state: roulettes obey the colour-use limit, bets the betting rules."""
+        if player not in state["players"]:
+            raise GameError(f"{player} is not playing in this match.")
+        opponent = _opponent(state, player)
+        over = state["result"] is not None
+        recorded: list[dict[str, Any] | None] = state["roulettes"][opponent]
+        unsettled = [i for i in range(max(len(state["history"]) - 1, 0), len(recorded)) if recorded[i] is not None]
+        variants = []
+        for _ in range(4):
+            new = clone(state)
+            roulettes = new["roulettes"][opponent]
+            for i in unsettled:
+                # a colour still allowed once this roulette's own use is given back
+                left = uses_left(roulettes[:i] + roulettes[i + 1 :])
+                roulettes[i]["winning"] = rnd.choice([c for c in COLOURS if left[c] > 0])
+                if over:
+                    roulettes[i]["points"] = _random_points(rnd)
+            pending = new["pending"][opponent]
+            if not over and prepares_in(state["round"]):
+                left = uses_left(roulettes)
+                colours = [colour for colour in COLOURS if left[colour] > 0]
+                pending["roulette"] = (
+                    None if rnd.random() < 0.3 else {"winning": rnd.choice(colours), "points": _random_points(rnd)}
+                )
+            if not over and _bettable(state, opponent) is not None:
+                pending["bet"] = None if rnd.random() < 0.3 else _random_bet(rnd)
+            variants.append(new)
+        return variants
+
+
+def _random_points(rnd: random.Random) -> dict[str, int]:
+    """The points of a legal roulette (PREPARING 2b)."""
+    gold = rnd.randint(MIN_GOLD, ROULETTE_POINTS - MIN_SILVER)
+    return {"Gold": gold, "Silver": ROULETTE_POINTS - gold, "Black": 0}
+
+
+def _random_bet(rnd: random.Random) -> dict[str, int]:
+    """A legal bet (GAMEPLAY 3): all 40 on one colour, or at most 40 over two colours."""
+    if rnd.random() < 0.3:
+        colour = rnd.choice(COLOURS)
+        return {c: BET_POINTS if c == colour else 0 for c in COLOURS}
+    first, second = rnd.sample(COLOURS, MAX_BET_COLOURS)
+    n = rnd.randint(0, BET_POINTS)
+    bet = {colour: 0 for colour in COLOURS}
+    bet[first], bet[second] = n, rnd.randint(0, BET_POINTS - n)
+    return bet
 
 
 GAME = StationaryRoulette()

@@ -1,0 +1,481 @@
+"""Conformance: every game in ``referee.games.GAMES`` against the protocol of
+:mod:`referee.games.base`, on seeded random playouts (after OpenSpiel's random-simulation
+test). A game joins by being registered; nothing here names a game except one check
+of the Stationary Roulette variants at the end.
+
+A playout (``PLAYOUTS`` seeds per game) starts from ``initial_state(seed, players,
+options)`` with ``min_players`` players and the options the service passes when a
+match starts (``MatchBook.start``: the match options, empty here, plus ``chips``, the
+players' season balances, for every game). At each event it either applies one of the
+``sample_moves`` of a player of the open step (``apply_move``, logged as the service
+logs a move) or closes the step (``with_balances`` with the live season balances, the
+starting ones plus the season-chip transfers so far, then ``apply_timeout``, logged
+with those balances as ``MatchBook.close_step`` does). What is checked, per property:
+
+* protocol: ``game_type`` is a :class:`GameType`, ``step_kinds`` mirrors it, the roles
+  fit ``min_players``..``max_players``; every step's kind is a declared kind, its
+  ``simultaneous`` flag matches the dynamics, a sequential step lists at most one
+  player; ``awaiting`` is within the step's players; ``step`` is None exactly when
+  ``result`` is not; a deadline always moves the step on; a player outside the step has
+  no sample moves; no call changes the state it is given.
+* termination: every playout ends within ``MAX_EVENTS`` events with ``result()`` not
+  None (an outcome and victory points per player) and ``step()`` None; then nobody is
+  awaited or has sample moves, ``apply_timeout`` raises GameError and a move is
+  rejected without change.
+* conservation: transfers are append-only (the service copies only the entries beyond
+  the old length), each a positive whole amount between two different accounts in a
+  declared currency; per currency they sum to zero over the accounts (true by
+  construction, checked anyway); a player's season balance (starting chips plus
+  season-chip transfers) is never below 0; at the end no season chips are left in an
+  account that is neither a player nor the house (a pot nobody won). Reported chips
+  must match the transfers where the public view exposes them: ``view["stacks"][p]``
+  (match chips) must move by exactly the player's net match-chip transfers since the
+  initial state, and ``view["standings"][p]["chips"]`` (season chips) must equal the
+  live season balance. A game that exposes neither is checked on the transfers only
+  (pots and other accounts of a game's own are not looked at).
+* replay: :func:`referee.match.book.replay` itself (with stand-ins for the Match and
+  Event rows) rebuilds the final state and a few intermediate ones from the seed, the
+  stored (JSON) options and the logged events; a game without chance gives every player
+  the same views when the log is replayed from another seed.
+* JSON: every state (and every view) survives ``json.dumps``/``json.loads`` unchanged
+  (no tuples, no non-string keys, no NaN), and play continued from a round-tripped state
+  mid-match ends in the same final state.
+* sample moves: every one of them, on every state, is accepted.
+* forms: when a player has something to do (has sample moves), ``form`` is not empty
+  and ``parse`` reads it back to moves that ``apply_move`` accepts, in order; when not,
+  ``form`` is empty (the templates then say there is nothing to send).
+* indistinguishability: for every state and every player, every ``hidden_variants``
+  state gives that player the same view, form and rendered mails (``step``, and while
+  the match runs ``receipt`` and ``reminder``, with a context built as
+  ``Notices.context`` builds it), the same step and result, and accepts a sample move
+  of that player (legality never depends on what the player cannot know); the public
+  view and the organizers' standings are the same on it too, so the public view never
+  shows what a player may not know. Every variant is JSON; the first of each state and
+  player is also shown valid: every player's sample moves are accepted on it, every
+  view and form can be built, and a deadline can close it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from jinja2 import TemplateNotFound
+
+from referee.games import GAMES
+from referee.games.base import (
+    HOUSE,
+    MATCH_CHIPS,
+    SEASON_CHIPS,
+    SEQUENTIAL,
+    SIMULTANEOUS,
+    Game,
+    GameError,
+    GameType,
+    State,
+)
+from referee.match.book import replay
+from referee.render import environment, render_mail
+
+# seeds per game; REFEREE_CONFORMANCE_PLAYOUTS=300 for a long run
+PLAYOUTS = int(os.environ.get("REFEREE_CONFORMANCE_PLAYOUTS", "30"))
+MAX_EVENTS = 5000  # a generous bound on the events (moves and deadlines) of a random match
+NAMES = sorted(GAMES)
+
+
+def as_json(data: Any) -> Any:
+    """``data`` as the store gives it back (a JSON column)."""
+    return json.loads(json.dumps(data, allow_nan=False))
+
+
+def currency(t: dict[str, Any]) -> str:
+    return str(t.get("currency", SEASON_CHIPS))
+
+
+def net(transfers: list[dict[str, Any]], account: str, money: str) -> int:
+    """What ``account`` received minus what it paid, in ``money``."""
+    return sum(t["amount"] * ((t["to"] == account) - (t["from"] == account)) for t in transfers if currency(t) == money)
+
+
+@dataclass
+class Playout:
+    game: Game
+    seed: int
+    players: list[str]
+    options: dict[str, Any]
+    season_start: dict[str, int]  # the players' season balances when the match starts
+    events: list[SimpleNamespace]  # kind, player, payload: as MatchBook logs them
+    states: list[State]  # states[0] the initial state, states[k + 1] the state after events[k]
+
+    def balances(self, state: State) -> dict[str, int]:
+        """The live season balances: the starting ones plus the season-chip transfers so far."""
+        return {p: self.season_start[p] + net(state["transfers"], p, SEASON_CHIPS) for p in self.players}
+
+    def rnd(self, *labels: object) -> random.Random:
+        return random.Random(":".join(map(str, (self.game.name, self.seed, *labels))))
+
+
+def unchanged(state: State) -> str:
+    return json.dumps(state, sort_keys=True)
+
+
+def pure(call: Callable[..., Any], state: State, *args: Any) -> Any:
+    """``call(state, *args)``, checking that it leaves ``state`` as it was."""
+    before = unchanged(state)
+    answer = call(state, *args)
+    assert unchanged(state) == before, f"{call.__name__} changed the state it was given"
+    return answer
+
+
+def play(game: Game, seed: int) -> Playout:
+    """One random match, checking the step-level protocol on the way."""
+    rnd = random.Random(f"{game.name}:{seed}")
+    players = [f"p{i + 1}" for i in range(game.min_players)]
+    # mostly well-off players, now and then a poor one (bankruptcies)
+    season_start = {p: rnd.randint(0, 30) if rnd.random() < 0.2 else rnd.randint(100, 400) for p in players}
+    options = as_json({"chips": season_start})  # MatchBook.start passes the season balances to every game
+    state = game.initial_state(seed, players, options)
+    out = Playout(game, seed, players, options, season_start, [], [state])
+    # how often a deadline passes instead of a move: some matches diligent, some sloppy
+    deadlines = rnd.choice([0.15, 0.3, 0.5]) if game.game_type.dynamics == SIMULTANEOUS else rnd.choice([0.02, 0.1])
+    for _ in range(MAX_EVENTS):
+        step = game.step(state)
+        assert (step is None) == (game.result(state) is not None)
+        if step is None:
+            return out
+        movers = [(p, moves) for p in step.players if (moves := pure(game.sample_moves, state, p, rnd))]
+        if movers and rnd.random() >= deadlines:
+            player, moves = rnd.choice(movers)
+            move = rnd.choice(moves)
+            logged = as_json({"move": move, "accepted": True})
+            applied = pure(game.apply_move, state, player, move)
+            assert applied.accepted and applied.changed, (move, applied.reason)
+            assert move == logged["move"], "apply_move changed the move it was given"
+            out.events.append(SimpleNamespace(kind="move", player=player, payload=logged))
+            state = applied.state
+        else:
+            balances = out.balances(state)
+            assert min(balances.values()) >= 0, f"a season balance went below 0: {balances}"
+            payload = as_json({"missing": list(game.awaiting(state)), "title": step.title, "balances": balances})
+            state = pure(game.apply_timeout, pure(game.with_balances, state, balances))
+            after = game.step(state)
+            assert after is None or after.key != step.key, f"apply_timeout left step {step.key} open"
+            out.events.append(SimpleNamespace(kind="timeout", player=None, payload=payload))
+        out.states.append(state)
+    raise AssertionError(f"{game.name} seed {seed}: no end after {MAX_EVENTS} events")
+
+
+@functools.cache
+def playouts(name: str) -> tuple[Playout, ...]:
+    return tuple(play(GAMES[name], seed) for seed in range(PLAYOUTS))
+
+
+# --------------------------------------------------------------------------- the mail
+
+
+def person(p: str) -> dict[str, str]:
+    return {"id": p, "name": f"Player {p.upper()}", "email": f"{p}@example.org", "timezone": "Europe/Berlin"}
+
+
+def mail_context(game: Game, state: State, player: str, players: list[str]) -> dict[str, Any]:
+    """What ``Notices.context`` gives a template, without a database."""
+    step = game.step(state)
+    result = game.result(state)
+    others = [person(q) for q in players if q != player]
+    return {
+        "player": person(player),
+        "match": {"id": "m-1", "title": game.title, "game": game.name, "season": "Conformance season"},
+        "opponent": others[0] if len(others) == 1 else None,
+        "players": [person(q) for q in players],
+        "view": game.view(state, player),
+        "form": game.form(state, player) if step is not None else None,
+        "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
+        "deadline": "Tuesday 3 December 18:00 CET" if step else None,
+        "result": asdict(result) if result is not None else None,
+        "reply_to": "referee+m-1.token@example.org",
+    }
+
+
+# the extras the service adds to the match context for each kind of mail it sends while a step is open
+RUNNING_MAIL_EXTRAS = {
+    "receipt": {"ignored": {"lines": ["Hello!"], "more": 0}, "truncated": False},
+    "reminder": {"left": "5 hours"},
+}
+
+
+@functools.cache
+def has_template(game: str, kind: str) -> bool:
+    for folder in (game, "common"):
+        try:
+            environment().get_template(f"mail/{folder}/{kind}.txt")
+            return True
+        except TemplateNotFound:
+            pass
+    return False
+
+
+def mails(game: Game, state: State, player: str, players: list[str]) -> list[tuple[str, str]]:
+    """The mails ``player`` may get in this state, rendered as the service renders them."""
+    context = mail_context(game, state, player, players)
+    kinds = {"step": {}} if game.step(state) is None else {"step": {}, **RUNNING_MAIL_EXTRAS}
+    rendered = []
+    for kind, extra in kinds.items():
+        if kind != "step" and not has_template(game.name, kind):
+            continue
+        mail = render_mail(game.name, kind, {**context, **extra})
+        rendered.append((mail.subject, mail.text))
+    return rendered
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_declares_the_protocol(name: str) -> None:
+    game = GAMES[name]
+    assert game.name == name
+    assert isinstance(game.game_type, GameType)
+    gt = game.game_type
+    assert gt.dynamics in (SIMULTANEOUS, SEQUENTIAL)
+    assert set(gt.currencies) <= {SEASON_CHIPS, MATCH_CHIPS}
+    assert 1 <= game.min_players <= len(gt.roles) <= game.max_players
+    assert dict(game.step_kinds) == dict(gt.step_kinds)
+    assert all(isinstance(k, str) and isinstance(v, str) and v for k, v in gt.options.items())
+    for method in ("sample_moves", "hidden_variants"):
+        assert callable(getattr(game, method, None)), f"{name} has no {method}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_random_playouts_terminate_with_a_result(name: str) -> None:
+    for out in playouts(name):
+        game, final = out.game, out.states[-1]
+        assert game.step(final) is None
+        result = game.result(final)
+        assert result is not None
+        assert set(result.outcome) == set(out.players) == set(result.victory_points)
+        assert set(result.outcome.values()) <= {"win", "loss", "draw"}
+        assert result.reason
+        assert game.awaiting(final) == ()
+        assert all(game.sample_moves(final, p, out.rnd("final")) == [] for p in out.players)
+        with pytest.raises(GameError):
+            game.apply_timeout(final)
+        for ev in out.events[-3:]:
+            if ev.kind == "move":
+                applied = game.apply_move(final, ev.player, ev.payload["move"])
+                assert not applied.accepted and not applied.changed and applied.state == final
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_steps_follow_the_declared_type(name: str) -> None:
+    for out in playouts(name):
+        game, gt = out.game, out.game.game_type
+        for k, state in enumerate(out.states):
+            step = game.step(state)
+            if step is None:
+                continue
+            assert step.kind in gt.step_kinds
+            assert step.simultaneous == (gt.dynamics == SIMULTANEOUS)
+            if gt.dynamics == SEQUENTIAL:
+                assert len(step.players) <= 1
+            assert set(game.awaiting(state)) <= set(step.players)
+            for p in out.players:
+                if p not in step.players:
+                    assert game.sample_moves(state, p, out.rnd(k, p)) == [], (step, p)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chips_are_conserved(name: str) -> None:
+    for out in playouts(name):
+        game, gt = out.game, out.game.game_type
+        initial = game.view(out.states[0], None)
+        for before, after in zip(out.states, out.states[1:], strict=False):
+            assert after["transfers"][: len(before["transfers"])] == before["transfers"], "transfers are append-only"
+        for state in out.states:
+            transfers = state["transfers"]
+            for t in transfers:
+                assert {"from", "to", "amount", "reason", "step"} <= set(t)
+                assert isinstance(t["amount"], int) and not isinstance(t["amount"], bool) and t["amount"] > 0, t
+                assert t["from"] != t["to"] and currency(t) in gt.currencies, t
+            for money in gt.currencies:
+                accounts = {t[side] for t in transfers if currency(t) == money for side in ("from", "to")}
+                assert sum(net(transfers, a, money) for a in accounts) == 0
+            assert min(out.balances(state).values()) >= 0, "a season balance went below 0"
+            public = game.view(state, None)
+            for p in out.players:
+                if isinstance(public.get("stacks"), dict) and p in public["stacks"] and "stacks" in initial:
+                    # what a stack holds moves only by transfers (the initial state may hold some: antes)
+                    moved = net(transfers, p, MATCH_CHIPS) - net(out.states[0]["transfers"], p, MATCH_CHIPS)
+                    assert public["stacks"][p] == initial["stacks"][p] + moved, (p, public["stacks"])
+                row = public.get("standings", {}).get(p) if isinstance(public.get("standings"), dict) else None
+                if SEASON_CHIPS in gt.currencies and isinstance(row, dict) and "chips" in row:
+                    assert row["chips"] == out.balances(state)[p]
+        final = out.states[-1]["transfers"]
+        stuck = {t[side] for t in final if currency(t) == SEASON_CHIPS for side in ("from", "to")}
+        stuck -= {*out.players, HOUSE}
+        assert all(net(final, a, SEASON_CHIPS) == 0 for a in stuck), "season chips left in a pot"
+
+
+def match_row(out: Playout, seed: int | None = None) -> SimpleNamespace:
+    """A stand-in for the Match row ``replay`` reads: seed, stored options, seats."""
+    seats = [SimpleNamespace(player=SimpleNamespace(key=p)) for p in out.players]
+    return SimpleNamespace(seed=out.seed if seed is None else seed, options=as_json(out.options), seats=seats)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_event_log_replays_the_match(name: str) -> None:
+    for out in playouts(name):
+        game = out.game
+        start = SimpleNamespace(kind="start", player=None, payload={"options": out.options})
+        assert replay(game, match_row(out), [start, *out.events]) == out.states[-1]
+        for k in out.rnd("replay").sample(range(len(out.events) + 1), min(3, len(out.events) + 1)):
+            assert replay(game, match_row(out), [start, *out.events[:k]]) == out.states[k]
+        if not game.game_type.chance:
+            other = replay(game, match_row(out, seed=out.seed + 1000), out.events)
+            for p in [*out.players, None]:
+                assert game.view(other, p) == game.view(out.states[-1], p), "a game without chance depends on its seed"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_states_and_views_survive_json(name: str) -> None:
+    for out in playouts(name):
+        game = out.game
+        for state in out.states:
+            assert as_json(state) == state
+            for p in [*out.players, None]:
+                view = game.view(state, p)
+                assert as_json(view) == view
+        k = out.rnd("json").randrange(len(out.states))
+        state = as_json(out.states[k])
+        for ev in out.events[k:]:
+            if ev.kind == "move":
+                state = game.apply_move(state, ev.player, ev.payload["move"]).state
+            else:
+                state = game.apply_timeout(game.with_balances(state, ev.payload["balances"]))
+        assert state == out.states[-1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sample_moves_are_accepted(name: str) -> None:
+    for out in playouts(name):
+        game = out.game
+        for k, state in enumerate(out.states):
+            for p in out.players:
+                before = unchanged(state)
+                for move in game.sample_moves(state, p, out.rnd("sample", k, p)):
+                    applied = game.apply_move(state, p, move)
+                    assert applied.accepted and applied.changed, (move, applied.reason)
+                assert unchanged(state) == before
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_forms_parse_back_to_accepted_moves(name: str) -> None:
+    for out in playouts(name):
+        game = out.game
+        for k, state in enumerate(out.states):
+            for p in out.players:
+                form = game.form(state, p)
+                if not game.sample_moves(state, p, out.rnd("form", k, p)):
+                    assert form == "", f"nothing to do, yet a form: {form!r}"
+                    continue
+                moves = game.parse(state, p, form).moves
+                assert moves, form
+                current = state
+                for move in moves:
+                    applied = game.apply_move(current, p, move)
+                    assert applied.accepted, (form, move, applied.reason)
+                    current = applied.state
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hidden_information_stays_hidden(name: str) -> None:
+    for out in playouts(name):
+        game = out.game
+        for k, state in enumerate(out.states):
+            step, result = game.step(state), game.result(state)
+            public, standings = game.view(state, None), game.standings(state)
+            for p in out.players:
+                rnd = out.rnd("hidden", k, p)
+                before = unchanged(state)
+                variants = game.hidden_variants(state, p, rnd)
+                assert unchanged(state) == before
+                view, form, mail = game.view(state, p), game.form(state, p), mails(game, state, p, out.players)
+                own_moves = game.sample_moves(state, p, rnd)
+                for i, variant in enumerate(variants):
+                    assert as_json(variant) == variant
+                    assert game.step(variant) == step and game.result(variant) == result
+                    assert game.view(variant, p) == view
+                    assert game.form(variant, p) == form
+                    assert mails(game, variant, p, out.players) == mail
+                    assert game.view(variant, None) == public, "the public view shows what a player may not know"
+                    assert game.standings(variant) == standings
+                    # the player's legal moves do not depend on what they cannot know
+                    if own_moves:
+                        move = rnd.choice(own_moves)
+                        assert game.apply_move(variant, p, move).accepted, (move, "legality depends on hidden facts")
+                    if i > 0:
+                        continue  # the rest, on one variant per state and player (time)
+                    # a valid state: everybody's view and form, and the deadline can close it
+                    for q in out.players:
+                        game.view(variant, q), game.form(variant, q)
+                        for move in game.sample_moves(variant, q, rnd):
+                            assert game.apply_move(variant, q, move).accepted, (q, move)
+                    if step is not None:
+                        game.apply_timeout(game.with_balances(variant, out.balances(variant)))
+
+
+# --------------------------------------------------------------------------- Stationary Roulette
+
+
+def test_roulette_hidden_variants_obey_the_rules_and_cover_the_hidden_information() -> None:
+    """The roulette variants are legal (colour-use limit, roulette and bet rules) and,
+    across the playouts, vary every kind of hidden information at least once."""
+    from referee.games.stationary_roulette import _bettable, bet_problems, prepares_in, roulette_problems, uses_left
+
+    game = GAMES["stationary-roulette"]
+    varied = set()
+    for out in playouts(game.name):
+        for k, state in enumerate(out.states):
+            for p in out.players:
+                o = next(q for q in out.players if q != p)
+                for variant in game.hidden_variants(state, p, out.rnd("rules", k, p)):
+                    recorded = variant["roulettes"][o]
+                    pending = variant["pending"][o]
+                    # nothing else differs: not the player's own data, not whether o prepared
+                    assert [r is None for r in recorded] == [r is None for r in state["roulettes"][o]]
+                    first = max(len(state["history"]) - 1, 0)
+                    assert recorded[:first] == state["roulettes"][o][:first], "a revealed roulette changed"
+                    rest = {
+                        **variant,
+                        "roulettes": {**variant["roulettes"], o: None},
+                        "pending": {**variant["pending"], o: None},
+                    }
+                    same = {
+                        **state,
+                        "roulettes": {**state["roulettes"], o: None},
+                        "pending": {**state["pending"], o: None},
+                    }
+                    assert rest == same
+                    used: list[dict[str, Any]] = []
+                    for r in [*recorded, pending["roulette"]]:
+                        if r is not None:
+                            assert roulette_problems(r, uses_left(used)) == [], r
+                            used.append(r)
+                    if pending["roulette"] is not None:
+                        assert state["result"] is None and prepares_in(state["round"])
+                    if pending["bet"] is not None:
+                        assert state["result"] is None and _bettable(state, o) is not None
+                        assert bet_problems(pending["bet"]) == []
+                    if recorded != state["roulettes"][o]:
+                        varied.add("unsettled roulette")
+                    if pending["roulette"] != state["pending"][o]["roulette"]:
+                        varied.add("pending roulette")
+                    if pending["bet"] != state["pending"][o]["bet"]:
+                        varied.add("pending bet")
+    assert varied == {"unsettled roulette", "pending roulette", "pending bet"}
