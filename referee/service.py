@@ -24,7 +24,8 @@ from sqlalchemy import func, select
 from referee.config import ServiceConfig
 from referee.match.book import MATCH_CONTEXT, MatchBook, replay
 from referee.match.notices import Notices
-from referee.pipeline.clock import BATCH, Clock
+from referee.pipeline import BATCH
+from referee.pipeline.clock import Clock
 from referee.pipeline.deliver import Delivery, OutboxTransport
 from referee.pipeline.ingest import InboxTransport, Ingest
 from referee.pipeline.judge import Judge

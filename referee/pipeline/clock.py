@@ -19,16 +19,15 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from referee.pipeline import BATCH
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
 from referee.store.db import Store
 from referee.store.models import Inbound, Match
 
-__all__ = ["BATCH", "Clock", "deadline_due_by", "start_due_by", "utc"]
+__all__ = ["Clock", "deadline_due_by", "start_due_by", "utc"]
 
 log = logging.getLogger("referee")
-
-BATCH = 200
 
 
 class _Abandoned(Exception):

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import select
 
+from referee.pipeline import BATCH
 from referee.store.db import Store
 from referee.store.models import Outbox
 from referee.timefmt import iso
@@ -21,7 +22,6 @@ __all__ = ["Delivery", "OutboxTransport", "RETRY_DELAYS"]
 
 log = logging.getLogger("referee")
 
-BATCH = 200
 RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
 
 

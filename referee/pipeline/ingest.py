@@ -27,14 +27,13 @@ from typing import Any, Protocol
 from sqlalchemy import delete, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from referee.pipeline import BATCH
 from referee.mail.identity import bounded, content_digest
 from referee.mail.parse import parse_headers
 from referee.store.db import Store
 from referee.store.models import InboxProblem, Inbound
 
 log = logging.getLogger("referee.ingest")
-
-BATCH = 200
 
 
 class InboxTransport(Protocol):

@@ -26,6 +26,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from referee.pipeline import BATCH
 from referee.games import GAMES
 from referee.games.base import Game, NoMoves, ParseError, Parsed, State
 from referee.mail import guards, tokens
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("referee.judge")
 
-BATCH = 200
 MAX_ATTEMPTS = 2  # a mail that failed this often is quarantined
 QUOTE_LINES = 40  # an error reply quotes at most this many lines of what was read...
 QUOTE_WIDTH = 200  # ...each cut to this many characters
