@@ -62,7 +62,7 @@ import json
 import os
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -83,6 +83,7 @@ from referee.games.base import (
 )
 from referee.match.book import replay
 from referee.render import environment, render_mail
+from tests.games.mail_context import mail_context as shared_context
 
 # seeds per game; REFEREE_CONFORMANCE_PLAYOUTS=300 for a long run
 PLAYOUTS = int(os.environ.get("REFEREE_CONFORMANCE_PLAYOUTS", "30"))
@@ -180,27 +181,18 @@ def playouts(name: str) -> tuple[Playout, ...]:
 # --------------------------------------------------------------------------- the mail
 
 
-def person(p: str) -> dict[str, str]:
-    return {"id": p, "name": f"Player {p.upper()}", "email": f"{p}@example.org", "timezone": "Europe/Berlin"}
-
-
 def mail_context(game: Game, state: State, player: str, players: list[str]) -> dict[str, Any]:
     """What ``Notices.context`` gives a template, without a database."""
-    step = game.step(state)
-    result = game.result(state)
-    others = [person(q) for q in players if q != player]
-    return {
-        "player": person(player),
-        "match": {"id": "m-1", "title": game.title, "game": game.name, "season": "Conformance season"},
-        "opponent": others[0] if len(others) == 1 else None,
-        "players": [person(q) for q in players],
-        "view": game.view(state, player),
-        "form": game.form(state, player) if step is not None else None,
-        "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
-        "deadline": "Tuesday 3 December 18:00 CET" if step else None,
-        "result": asdict(result) if result is not None else None,
-        "reply_to": "referee+m-1.token@example.org",
-    }
+    names = {p: f"Player {p.upper()}" for p in players}
+    return shared_context(
+        game,
+        state,
+        player,
+        names,
+        match_id="m-1",
+        season="Conformance season",
+        reply_to="referee+m-1.token@example.org",
+    )
 
 
 # the extras the service adds to the match context for each kind of mail it sends while a step is open

@@ -5,46 +5,23 @@ card before the showdown."""
 from __future__ import annotations
 
 import random
-from dataclasses import asdict
 from typing import Any
 
 import pytest
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 
 from referee.games.base import State
 from referee.render import render_mail
 from tests.games.test_indian_poker import A, B, CALL, FOLD, G, raise_by, setup, submit
 from tests.games.test_indian_poker_properties import own_card_variants, random_match
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
 
-TEMPLATES = FileSystemLoader("/work/main/templates")
-ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
-# the service's environment (referee.render) also trims blocks; the mails must come out the same
-SERVICE_ENV = Environment(
-    loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
-)
 NAMES = {A: "Alice", B: "Bob"}
-DEADLINE = "Tuesday 3 December 18:00 CET"
-REPLY_TO = "referee+m1@example.org"
 
 
 def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
-    """What the service gives the templates (as in the Stationary Roulette template tests)."""
-    opponent = B if player == A else A
-    step = G.step(state)
-    result = G.result(state)
-    return {
-        "player": {"id": player, "name": NAMES[player]},
-        "opponent": {"id": opponent, "name": NAMES[opponent]},
-        "match": {"id": "m1", "title": "Indian Poker", "game": "indian-poker", "season": "Season 2"},
-        "view": G.view(state, player),
-        "form": None if result else G.form(state, player),
-        "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
-        "deadline": None if result else DEADLINE,
-        "result": None if result is None else asdict(result),
-        "reply_to": REPLY_TO,
-        "ignored": {"lines": list(ignored or []), "more": 0},
-        "truncated": False,
-    }
+    """What the service gives the templates (see tests/games/mail_context.py)."""
+    return mail_context(G, state, player, NAMES, ignored=ignored)
 
 
 def render(name: str, state: State, player: str, env: Environment = ENV, ignored: list[str] | None = None) -> str:

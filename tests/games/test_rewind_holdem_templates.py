@@ -4,49 +4,26 @@ and carry the form; they never depend on the reader's own card."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 
 from referee.games.base import State
 from referee.render import render_mail
 from tests.games.test_rewind_holdem import A, B, G, Deal, deal, give_rewind_cards, send, set_stacks, start
 from tests.games.test_rewind_holdem_properties import PROPERTY_SETTINGS, dmos, own_card_variants, random_match, seeds
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
 
 __all__ = ["deal"]  # the fixture, used below
 
-TEMPLATES = FileSystemLoader("/work/main/templates")
-ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
-# the service's environment (referee.render) also trims blocks; the mails must come out the same
-SERVICE_ENV = Environment(
-    loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
-)
 NAMES = {A: "Alice", B: "Bob"}
-DEADLINE = "Tuesday 3 December 18:00 CET"
-REPLY_TO = "referee+m1@example.org"
 
 
 def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
-    """What the service gives the templates (``referee.service``), ``ignored`` for a receipt."""
-    opponent = B if player == A else A
-    step = G.step(state)
-    result = G.result(state)
-    return {
-        "player": {"id": player, "name": NAMES[player]},
-        "opponent": {"id": opponent, "name": NAMES[opponent]},
-        "match": {"id": "m1", "title": "Rewind Hold'em", "game": "rewind-holdem", "season": "Season 2"},
-        "view": G.view(state, player),
-        "form": None if step is None else G.form(state, player),
-        "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
-        "deadline": None if step is None else DEADLINE,
-        "result": None if result is None else asdict(result),
-        "reply_to": REPLY_TO,
-        "ignored": {"lines": list(ignored or []), "more": 0},
-        "truncated": False,
-    }
+    """What the service gives the templates (see tests/games/mail_context.py)."""
+    return mail_context(G, state, player, NAMES, ignored=ignored)
 
 
 def render(name: str, state: State, player: str, env: Environment = ENV, ignored: list[str] | None = None) -> str:

@@ -3,26 +3,18 @@ happened and what to do, and never leak hidden information."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 import pytest
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 
 from referee.games.base import Move, State
 from referee.render import render_mail
 from tests.games.test_stationary_roulette import SPLIT, A, B, G, bet, roulette, schedule_colour, start, submit
 from tests.games.test_stationary_roulette_properties import hidden_variants
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
 
-TEMPLATES = FileSystemLoader("/work/main/templates")
-ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
-# the service's environment (referee.render) also trims blocks; the mails must come out the same
-SERVICE_ENV = Environment(
-    loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
-)
 NAMES = {A: "Alice", B: "Bob"}
-DEADLINE = "Tuesday 3 December 18:00 CET"
-REPLY_TO = "referee+m1@example.org"
 
 # A match with Black takes (single and double), bonuses, misses and revisions.
 SCRIPT: dict[int, dict[str, list[Move]]] = {
@@ -35,24 +27,8 @@ SCRIPT: dict[int, dict[str, list[Move]]] = {
 
 
 def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
-    """What the service gives the templates; ``ignored`` are the lines of the player's
-    mail that the parse read but did not use (shown in the receipt)."""
-    opponent = B if player == A else A
-    step = G.step(state)
-    result = G.result(state)
-    return {
-        "player": {"id": player, "name": NAMES[player]},
-        "opponent": {"id": opponent, "name": NAMES[opponent]},
-        "match": {"id": "m1", "title": "Stationary Roulette", "game": "stationary-roulette", "season": "Season 2"},
-        "view": G.view(state, player),
-        "form": None if result else G.form(state, player),
-        "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
-        "deadline": None if result else DEADLINE,
-        "result": None if result is None else asdict(result),
-        "reply_to": REPLY_TO,
-        "ignored": {"lines": list(ignored or []), "more": 0},
-        "truncated": False,
-    }
+    """What the service gives the templates (see tests/games/mail_context.py)."""
+    return mail_context(G, state, player, NAMES, ignored=ignored)
 
 
 def render(name: str, state: State, player: str, env: Environment = ENV, ignored: list[str] | None = None) -> str:

@@ -1,0 +1,58 @@
+"""The context the service gives a game's mail templates (``Notices.context``), without a
+database, and Jinja environments on the project's templates: shared by the template tests
+of every game and the conformance suite."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Sequence
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from referee.games.base import Game, State
+from referee.render import template_dir
+
+TEMPLATES = FileSystemLoader(str(template_dir()))
+ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
+# the service's environment (referee.render) also trims blocks; the mails must come out the same
+SERVICE_ENV = Environment(
+    loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
+)
+DEADLINE = "Tuesday 3 December 18:00 CET"
+REPLY_TO = "referee+m1@example.org"
+
+
+def person(key: str, name: str) -> dict[str, str]:
+    return {"id": key, "name": name, "email": f"{key}@example.org", "timezone": "Europe/Berlin"}
+
+
+def mail_context(
+    game: Game,
+    state: State,
+    player: str,
+    names: dict[str, str],
+    *,
+    match_id: str = "m1",
+    season: str = "Season 2",
+    reply_to: str = REPLY_TO,
+    ignored: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """``names``: every seated player's key -> display name, in seat order. ``ignored``:
+    the lines of the player's mail the parse read but did not use (shown in a receipt)."""
+    step = game.step(state)
+    result = game.result(state)
+    others = [person(q, n) for q, n in names.items() if q != player]
+    return {
+        "player": person(player, names[player]),
+        "opponent": others[0] if len(others) == 1 else None,
+        "players": [person(q, n) for q, n in names.items()],
+        "match": {"id": match_id, "title": game.title, "game": game.name, "season": season},
+        "view": game.view(state, player),
+        "form": None if step is None else game.form(state, player),
+        "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
+        "deadline": None if step is None else DEADLINE,
+        "result": None if result is None else asdict(result),
+        "reply_to": reply_to,
+        "ignored": {"lines": list(ignored or []), "more": 0},
+        "truncated": False,
+    }
