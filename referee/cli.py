@@ -185,6 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"
     )
     p.add_argument("--seed", type=int, default=7, help="match seed and scripted players' choices (default 7)")
+    p.add_argument(
+        "--game",
+        default="stationary-roulette",
+        choices=("stationary-roulette", "indian-poker", "rewind-holdem"),
+        help="the game to play (default stationary-roulette)",
+    )
     p.set_defaults(func=cmd_demo)
     return parser
 
@@ -391,7 +397,7 @@ def cmd_quarantine(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from referee.demo import run_demo
 
-    return run_demo(args.dir, seed=args.seed, out=sys.stdout)
+    return run_demo(args.dir, seed=args.seed, game=args.game, out=sys.stdout)
 
 
 # ---------------------------------------------------------------------------- helpers

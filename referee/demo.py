@@ -1,5 +1,6 @@
 """``referee demo``: a throwaway season in which two scripted players play a whole
-Stationary Roulette match by mail, on an accelerated clock.
+Stationary Roulette match by mail, on an accelerated clock (``--game indian-poker`` or
+``--game rewind-holdem``: a whole duel instead).
 
 Everything goes through the real path: the referee delivers prompts into per-address
 Maildirs; the scripted players read them and reply like a mail client (quoting the
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shlex
 import shutil
 import sys
@@ -43,7 +45,13 @@ REJECTED_BET_ROUND = 2  # bob's first bet this round names three colours and is 
 MISSED_ROUND = 5  # bob sends nothing this round
 
 
-def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
+DUELS = ("indian-poker", "rewind-holdem")
+GAMES_DEMOED = (GAME, *DUELS)
+
+
+def run_demo(folder: Path, *, seed: int, game: str = GAME, out: TextIO = sys.stdout) -> int:
+    if game != GAME:
+        return run_duel_demo(folder, seed=seed, game=game, out=out)
     folder = prepare_folder(folder)
     start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
     write_files(folder, start, seed)
@@ -107,6 +115,112 @@ def run_demo(folder: Path, *, seed: int, out: TextIO = sys.stdout) -> int:
     print(f"Try: {status_command(folder)}", file=out)
     store.dispose()
     return 0
+
+
+def run_duel_demo(folder: Path, *, seed: int, game: str, out: TextIO = sys.stdout) -> int:
+    """A whole duel (Indian Poker or Rewind Hold'em) by mail: each scripted player answers
+    the mail that shows their turn; one command with an amount the rules do not allow is
+    answered with an error (and then corrected), and one turn is missed (its default applies)."""
+    if game not in DUELS:
+        raise ConfigError(f"no demo for {game!r}: choose one of {', '.join(GAMES_DEMOED)}")
+    engine = GAMES[game]
+    folder = prepare_folder(folder)
+    start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    write_files(folder, start, seed, game=game)
+    config = load_service_config(folder / "referee.toml")
+    store = Store(config.database)
+    store.migrate()
+    load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
+    referee = Referee.with_maildirs(store, config)
+    clients = {
+        key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
+        for key, (name, _tz) in PLAYERS.items()
+    }
+    players = {key: DuelPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
+    print(f"referee demo in {folder}", file=out)
+    print(f"{engine.title}, alice vs bob, seed {seed}; starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n", file=out)
+    referee.tick(start)
+    now = start
+    turns = 0
+    illegal_sent = missed = False
+    while turns < MAX_DEMO_TURNS:
+        with store.unit_of_work() as session:
+            match = session.query(Match).filter_by(key="demo-1").one()
+            if match.status != "running":
+                break
+            step, deadline = engine.step(match.state), match.deadline
+        turns += 1
+        to_act = step.players[0]
+        if not missed and to_act == "bob" and turns >= MISSED_TURN:
+            missed = True
+            referee.tick(deadline)
+            print(f"  {step.title}: no answer from bob by the deadline: the default applies", file=out)
+            continue
+        now += timedelta(hours=2)
+        illegal = not illegal_sent and to_act == "alice" and turns >= ILLEGAL_TURN
+        command = players[to_act].answer(now, illegal=illegal)
+        referee.tick(now)
+        reply = clients[to_act].latest()
+        if "Not recorded" in reply.subject:
+            illegal_sent = illegal_sent or illegal
+            print(f"  {step.title}: {to_act} sends {command}: refused by mail ({problem_line(reply.text)})", file=out)
+        else:
+            print(f"  {step.title}: {to_act} sends {command}", file=out)
+    with store.unit_of_work() as session:
+        match = session.query(Match).filter_by(key="demo-1").one()
+        print("\nFinal standings:", file=out)
+        for line in engine.standings(match.state):
+            print(f"  {line}", file=out)
+        if match.result:
+            print(f"  {match.result['reason']}", file=out)
+    mails = sum(1 for p in (config.mail.outbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+    replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+    print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
+    print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
+    print(f"Try: {status_command(folder)}", file=out)
+    store.dispose()
+    return 0 if match.status == "finished" else 1
+
+
+MAX_DEMO_TURNS = 2000  # a duel ends long before; the bound keeps a broken one from looping
+ILLEGAL_TURN = 3  # from this turn on, alice's next command asks for more than the rules allow
+MISSED_TURN = 6  # from this turn on, bob misses his next turn
+CARD = re.compile(r"'s card: (\d+)")
+TURN_LINE = re.compile(r"^Turn: .+$", re.MULTILINE)
+
+
+class DuelPlayer:
+    """Answers the latest mail that shows its turn (the one with a Turn line in its form),
+    judging by the opponent's card it shows, as a cautious human might."""
+
+    def __init__(self, key: str, client: ScriptedClient, rng: random.Random):
+        self.key = key
+        self.client = client
+        self.rng = rng
+
+    def answer(self, at: datetime, *, illegal: bool = False) -> str:
+        mails = self.client.all()
+        mail = next(m for m in reversed(mails) if TURN_LINE.search(m.text))
+        text = mail.text
+        card = CARD.search(text)
+        seen = int(card.group(1)) if card else 5
+        if illegal:
+            command = "RAISE 999"
+        elif "Not recorded" in mails[-1].subject:
+            command = "CALL"  # the referee said no: the safe choice, always allowed
+        elif seen >= 8 and "FOLD" in text and self.rng.random() < 0.6:
+            command = "FOLD"
+        elif seen <= 4 and "RAISE n" in text and self.rng.random() < 0.7:
+            command = f"RAISE {self.rng.randint(1, 2)}"
+        else:
+            command = "CALL"
+        lines = [command]
+        if "REWIND, on a line of its own" in text and self.rng.random() < 0.5:
+            lines.append("REWIND")
+            command += " with REWIND"
+        lines.append(TURN_LINE.search(text).group(0))
+        self.client.reply(mail, "\n".join(lines), at)
+        return command
 
 
 def status_command(folder: Path) -> str:
@@ -228,7 +342,7 @@ def prepare_folder(folder: Path) -> Path:
     return folder
 
 
-def write_files(folder: Path, start: datetime, seed: int) -> None:
+def write_files(folder: Path, start: datetime, seed: int, *, game: str = GAME) -> None:
     (folder / "referee.toml").write_text(f"""{MARKER}: `referee demo` may wipe and rewrite it
 database = "sqlite:///referee.db"
 secret = "{new_secret()}"
@@ -262,10 +376,10 @@ starting_chips = 200
 {players}
 [[matches]]
 id = "demo-1"
-game = "{GAME}"
+game = "{game}"
 players = ["alice", "bob"]
 start = {start:%Y-%m-%dT%H:%M:%SZ}
 seed = {seed}
-phase_length = "24h"
+{'phase_length = "24h"' if game == GAME else 'options = { dmo = "bob" }'}
 reminders = ["2h"]
 """)

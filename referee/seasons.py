@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from referee.config import ConfigError, MatchSpec, SeasonSpec
 from referee.games import GAMES
 from referee.store.db import Store
+from referee.games.base import SEASON_CHIPS
 from referee.store.models import LedgerEntry, Match, Player, Season, Seat
 from referee.timefmt import duration
 
@@ -200,9 +201,7 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             session.add(match)
             session.flush()
             _seat(session, match, [players[k] for k in ms.players])
-            changes.append(
-                f"match {ms.key}: added: {ms.game} for {', '.join(ms.players)}, starts {utc(ms.starts_at)}"
-            )
+            changes.append(f"match {ms.key}: added: {ms.game} for {', '.join(ms.players)}, starts {utc(ms.starts_at)}")
             new_starts.append(ms)
             continue
         current = [seat.player.key for seat in match.seats]
@@ -324,6 +323,7 @@ def _grant_starting_chips(
                 amount=amount,
                 reason=GRANT_REASON,
                 at=now,
+                currency=SEASON_CHIPS,
             )
         )
         changes.append(f"player {key}: granted {amount} starting chips")

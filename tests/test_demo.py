@@ -64,9 +64,7 @@ def test_the_printed_status_command_works_as_printed_without_referee_on_path(tmp
     path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if Path(p) != script.parent)
     env = {**os.environ, "PATH": path}
     env.pop("REFEREE_CONFIG", None)
-    demo = subprocess.run(
-        [str(script), "demo"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
+    demo = subprocess.run([str(script), "demo"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert demo.returncode == 0, demo.stderr
     command = try_line(demo.stdout)
     assert command == f"{script} --config ./referee-demo/referee.toml status"
@@ -100,3 +98,18 @@ def test_the_printed_status_command_uses_an_absolute_path_outside_the_current_fo
     env = {k: v for k, v in os.environ.items() if k != "REFEREE_CONFIG"}
     status = run_printed(command, here, env)
     assert status.returncode == 0, status.stderr
+
+
+@pytest.mark.parametrize("game", ["indian-poker", "rewind-holdem"])
+def test_demo_plays_a_whole_duel_by_mail(tmp_path, monkeypatch, capsys, game):
+    """`referee demo --game ...`: a duel to its end, with a refused command and a missed turn."""
+    assert main(["demo", "--game", game, "--dir", str(tmp_path / "duel"), "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "RAISE 999: refused by mail (Problem: RAISE 999 is too much" in out
+    assert "no answer from bob by the deadline: the default applies" in out
+    assert "Final standings:" in out and " 0 chips" in out and " 50 chips" in out
+    assert out.count("refused by mail") == 1  # every other command answered the right mail
+    monkeypatch.chdir(tmp_path / "duel")
+    assert main(["status"]) == 0
+    status = capsys.readouterr().out
+    assert "demo-1" in status and "finished" in status

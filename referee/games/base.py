@@ -46,6 +46,12 @@ and storage; the engine owns the rules.
   the grammar ``parse`` reads; ``""`` when the player has nothing to send.
 * ``standings(state)`` is one line per player for organizers (``referee status``),
   built from public information only.
+* ``audience(state)`` names the players who are told when the state's step opens (or
+  the match ends): in the games so far every player, in seat order; a game with seats
+  that never act, or players who learn of a step only when it concerns them, says so
+  here. The service mails each of them the step mail, except the player whose move
+  opened the step: their receipt says what happens now (with the form, when it is their
+  turn again).
 * ``game_type`` (a :class:`GameType`) describes the game as a whole, after OpenSpiel's
   ``GameType``: its dynamics (simultaneous or sequential steps), the roles of its seats,
   the currencies its transfers move, its step kinds, its match options and whether it
@@ -65,6 +71,9 @@ and storage; the engine owns the rules.
   ``view(state, None)``, ``standings`` and whether ``apply_move`` accepts the player's
   moves must be the same on each of them: the conformance suite
   (``tests/games/test_conformance.py``) checks this on random playouts of every game.
+* ``result(state).awards`` are season currencies the match awards at its end (booked
+  into the season ledger under their currency) and ``result(state).signals`` what the
+  match tells the season (recorded with the result).
 * Chip movements are appended to ``state["transfers"]`` as
   ``{"from": account, "to": account, "amount": n, "reason": str, "step": key}``;
   the service copies new entries into the season ledger (double entry), so chips
@@ -133,10 +142,16 @@ class Applied:
 
 @dataclass
 class Result:
-    outcome: dict[str, str]  # player -> "win" | "loss" | "draw"
+    outcome: dict[str, str]  # player -> "win" | "loss" | "draw" (or a game's own word)
     victory_points: dict[str, float]  # player -> 1, 0.5 or 0
     reason: str  # one sentence: why the match ended so
     scores: dict[str, Any] = field(default_factory=dict)
+    # season currencies the match awards at its end: {currency: {player: whole amount}}
+    # (e.g. CoLs); the service books each into the season ledger from the "SEASON" account
+    awards: dict[str, dict[str, int]] = field(default_factory=dict)
+    # what the match tells the season: [{"kind": ..., "player": ..., ...}], e.g. a player
+    # sent to a death match or an EC's nomination; recorded with the result, logged
+    signals: list[dict[str, Any]] = field(default_factory=list)
 
 
 SIMULTANEOUS = "simultaneous"  # every listed player acts in a step and may revise until its deadline
@@ -185,6 +200,7 @@ class Game(Protocol):
     def result(self, state: State) -> Result | None: ...
     def form(self, state: State, player: str) -> str: ...
     def standings(self, state: State) -> list[str]: ...
+    def audience(self, state: State) -> tuple[str, ...]: ...
     def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]: ...
     def hidden_variants(self, state: State, player: str, rnd: random.Random) -> list[State]: ...
 

@@ -34,14 +34,17 @@ State (plain JSON data)::
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
 from referee.games import betting
 from referee.games.base import (
     MATCH_CHIPS,
+    SEQUENTIAL,
     Applied,
     GameError,
+    GameType,
     Move,
     Parsed,
     Result,
@@ -275,7 +278,18 @@ class IndianPoker:
     max_players = 2
 
     def __init__(self) -> None:
-        self.step_kinds: dict[str, float] = {"turn": TURN_HOURS}
+        # One player acts per step; the chips are the match's own stacks (never the season's).
+        self.game_type = GameType(
+            dynamics=SEQUENTIAL,
+            roles=("player", "player"),
+            currencies=(MATCH_CHIPS,),
+            step_kinds={"turn": TURN_HOURS},
+            options={
+                "dmo": "the player chosen for the death match, who acts first in hand 1 (default: the first player)"
+            },
+            chance=True,
+        )
+        self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
     def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State:
         """Ruling 1: the match option ``dmo`` (a player key) names the player chosen for the
@@ -508,6 +522,10 @@ class IndianPoker:
             left.remove(card)
         return left
 
+    def audience(self, state: State) -> tuple[str, ...]:
+        """Every player is told of every step (and of the end)."""
+        return tuple(state["players"])
+
     def standings(self, state: State) -> list[str]:
         """One line per player for organizers, from the public view only."""
         public = self.view(state, None)
@@ -531,6 +549,53 @@ class IndianPoker:
         if state["result"] is None:
             return None
         return Result(**clone(state["result"]))
+
+    # ----------------------------------------------------------------- for tests and bots
+
+    def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]:
+        """A few legal moves of the player to act: CHECK or CALL (with nothing to call
+        both), FOLD, RAISE n and RAISE TO n with random legal amounts, ALL IN; now and
+        then with the ``Turn:`` line of the form. [] for anyone else and once over."""
+        step = self.step(state)
+        if step is None or player not in step.players:
+            return []
+        legal = betting.legal_actions(state["betting"], player)
+        assert legal is not None
+        actions: list[betting.Action] = [{"action": "call"}, {"action": "fold"}, {"action": "all-in"}]
+        if legal["check"]:
+            actions.append({"action": "check"})
+        if legal["raise"] is not None:
+            r = legal["raise"]
+            actions.append({"action": "raise", "by": rnd.randint(r["min"], r["max"])})
+            actions.append({"action": "raise", "to": rnd.randint(r["to_min"], r["to_max"])})
+        turn = betting.turn_reference(step.title)
+        return [{**a, "turn": turn} if rnd.random() < 0.5 else a for a in actions]
+
+    def hidden_variants(self, state: State, player: str, rnd: random.Random) -> list[State]:
+        """A few states that differ from ``state`` only in what ``player`` may not know
+        yet: their own card of the open hand, each time a value of the cards of this
+        deck they have not seen (ruling 3, the view's ``unseen``), and the order of the
+        undealt cards, which nobody knows. A new own card swaps values with an undealt
+        card holding it, so the deck keeps its 20 cards, each value twice. Nothing else
+        is hidden from a player; once the match is over, nothing at all."""
+        if player not in state["players"]:
+            raise GameError(f"{player} is not playing in this match.")
+        if state["result"] is not None:
+            return []
+        own = state["cards"][player]
+        # the values of the view's "unseen": the own card and the undealt cards
+        values = sorted({own, *state["deck"]["cards"]})
+        variants = []
+        for value in rnd.sample(values, min(3, len(values))):
+            new = clone(state)
+            cards = new["deck"]["cards"]
+            if value != own:
+                i = rnd.choice([k for k, card in enumerate(cards) if card == value])
+                cards[i], new["cards"][player] = own, value
+            rnd.shuffle(cards)
+            if new != state:
+                variants.append(new)
+        return variants
 
 
 GAME = IndianPoker()

@@ -715,6 +715,10 @@ class RewindHoldem:
             return None
         return {"player": rnd["to_act"], "timeout": betting.command_text(betting.default_action(rnd))}
 
+    def audience(self, state: State) -> tuple[str, ...]:
+        """Every player is told of every step (and of the end)."""
+        return tuple(state["players"])
+
     def standings(self, state: State) -> list[str]:
         """One line per player for organizers, from the public view only."""
         public = self.view(state, None)

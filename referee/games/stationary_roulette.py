@@ -1131,6 +1131,10 @@ class StationaryRoulette:
         roulette: dict[str, Any] | None = state["roulettes"][player][state["round"] - 1]  # cloned by view()
         return roulette
 
+    def audience(self, state: State) -> tuple[str, ...]:
+        """Every player is told of every step (and of the end)."""
+        return tuple(state["players"])
+
     def standings(self, state: State) -> list[str]:
         """One line per player for organizers, from the public view only."""
         public = self.view(state, None)

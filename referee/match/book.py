@@ -1,6 +1,7 @@
 """The match book: starts, applies and closes matches, and writes their events, states and
-ledger entries. It sends no mail: whoever moves a match on asks :mod:`referee.match.notices`
-to tell the players.
+ledger entries (one row per movement, under its currency: the season's chips, which every
+match of a player shares, a match's own stacks, or a result's awards). It sends no mail:
+whoever moves a match on asks :mod:`referee.match.notices` to tell the players.
 
 Every effect is stamped with the instant it belongs to (a mail's arrival, a step's
 deadline, a match's start), never with when the referee got to it. The event log plus
@@ -68,9 +69,12 @@ class MatchBook:
         """Start a scheduled match at its start time; its first step opens then."""
         game = GAMES[match.game]
         players = [seat.player.key for seat in match.seats]
-        # every chip in a match comes from the season ledger (a season file cannot set chips)
-        balances = self.balances(session)
-        options = {**match.options, "chips": {p: balances.get(match.season_id, p) for p in players}}
+        options = dict(match.options)
+        if SEASON_CHIPS in game.game_type.currencies:
+            # a game that plays with the season's chips starts from the ledger's balances
+            # (a season file cannot set chips); a duel's own stacks come from its rules
+            balances = self.balances(session)
+            options["chips"] = {p: balances.get(match.season_id, p) for p in players}
         match.options = options
         state = game.initial_state(match.seed, players, options)
         match.status = "running"
@@ -136,39 +140,79 @@ class MatchBook:
         self.save_state(session, match, GAMES[match.game], state, at)
 
     def save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
-        """Store the new state, copy new chip movements into the ledger, and (re)open the step."""
+        """Store the new state, copy its new movements into the ledger (each under its
+        currency), and (re)open the step; at the end, book the result and its awards."""
         old = match.state or {"transfers": []}
-        balances = self.balances(session)
-        for seq, t in enumerate(state["transfers"][len(old["transfers"]) :], start=len(old["transfers"])):
-            if t.get("currency", SEASON_CHIPS) != SEASON_CHIPS:
-                continue  # a match's own chips stay in its state; the season ledger holds season chips
-            entry = LedgerEntry(
-                season_id=match.season_id,
-                match_id=match.id,
-                seq=seq,
-                from_account=t["from"],
-                to_account=t["to"],
-                amount=t["amount"],
-                reason=t["reason"],
-                step_key=t.get("step"),
-                at=at,
+        done = len(old["transfers"])
+        for seq, t in enumerate(state["transfers"][done:], start=done):
+            self._post(
+                session,
+                match,
+                seq,
+                t["from"],
+                t["to"],
+                t["amount"],
+                t["reason"],
+                t.get("step"),
+                at,
+                t.get("currency", SEASON_CHIPS),
             )
-            session.add(entry)
-            balances.post(entry)
         match.state = state
         step = game.step(state)
         if step is None:
             if match.status != "finished":
-                result = game.result(state)
-                match.status, match.finished_at = "finished", at
-                match.result = asdict(result) if result else None
-                match.step_key = match.step_kind = match.deadline = match.remind_at = None
-                log.info("match %s finished at %s: %s", match.key, iso(at), result.reason if result else "")
+                self._finish(session, match, game, state, at)
             return
         if step.key != match.step_key:
             match.step_key, match.step_kind, match.step_opened_at = step.key, step.kind, at
             match.deadline = at + timedelta(seconds=match.timing["steps"][step.kind])
             match.remind_at = next_reminder(match, after=at)
+
+    def _finish(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
+        result = game.result(state)
+        match.status, match.finished_at = "finished", at
+        match.result = asdict(result) if result else None
+        match.step_key = match.step_kind = match.deadline = match.remind_at = None
+        if result is not None:
+            seq = len(state["transfers"])
+            for currency, amounts in sorted(result.awards.items()):
+                for player, amount in sorted(amounts.items()):
+                    if amount:
+                        self._post(session, match, seq, "SEASON", player, amount, "award", None, at, currency)
+                        seq += 1
+            for signal in result.signals:
+                log.info("match %s signals the season: %s", match.key, signal)
+        log.info("match %s finished at %s: %s", match.key, iso(at), result.reason if result else "")
+
+    def _post(
+        self,
+        session: Session,
+        match: Match,
+        seq: int,
+        frm: str,
+        to: str,
+        amount: int,
+        reason: str,
+        step_key: str | None,
+        at: datetime,
+        currency: str,
+    ) -> None:
+        """One ledger row; the season's chips also move the live balances of this unit of work."""
+        entry = LedgerEntry(
+            season_id=match.season_id,
+            match_id=match.id,
+            seq=seq,
+            from_account=frm,
+            to_account=to,
+            amount=amount,
+            reason=reason,
+            step_key=step_key,
+            at=at,
+            currency=currency,
+        )
+        session.add(entry)
+        if currency == SEASON_CHIPS:
+            self.balances(session).post(entry)
 
     @staticmethod
     def log_event(

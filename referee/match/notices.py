@@ -33,11 +33,18 @@ class Notices:
         self.config = config
         self.loop_value = config.mail.domain
 
-    def announce_step(self, session: Session, match: Match, at: datetime, *, first: bool = False) -> None:
-        """The mail every player gets when a step opens (or the match ends): what happened,
-        what to do now, by when. The first one of a match starts each player's thread."""
+    def announce_step(
+        self, session: Session, match: Match, at: datetime, *, first: bool = False, mover: str | None = None
+    ) -> None:
+        """The mail each player of the game's audience gets when a step opens (or the match
+        ends): what happened, what to do now, by when. The first one of a match starts each
+        player's thread. ``mover``, whose move opened the step, is not among them: the
+        receipt for that move tells them (with the form when it is their turn again)."""
         step = match.step_key or "final"
+        told = set(GAMES[match.game].audience(match.state)) - {mover}
         for seat in match.seats:
+            if seat.player.key not in told:
+                continue
             self.mail_player(
                 session,
                 "step",
@@ -123,6 +130,7 @@ class Notices:
                 kind=kind,
                 match_id=match.id if match else None,
                 step_key=match.step_key if match else None,
+                step_title=context["step"]["title"] if context["step"] else None,
                 to_addr=player.email,
                 inbound_id=inbound_id,
                 message=data,

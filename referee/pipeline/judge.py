@@ -28,7 +28,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from referee.pipeline import BATCH
 from referee.games import GAMES
-from referee.games.base import Game, NoMoves, ParseError, Parsed, State
+from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, State
 from referee.mail import guards, tokens
 from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
@@ -129,7 +129,8 @@ class Decision:
 
 @dataclass
 class _Batch:
-    answered: dict[str, tuple[int, int | None, str]] = field(default_factory=dict)  # our Message-ID -> outbox row
+    # our Message-ID -> (outbox id, match id, step key, step title) of the mail it is
+    answered: dict[str, tuple[int, int | None, str, str | None]] = field(default_factory=dict)
     matches: list[Match] = field(default_factory=list)  # held so the session keeps them
 
 
@@ -236,11 +237,13 @@ class Judge:
         ordered = sorted(refs)
         for start in range(0, len(ordered), 500):
             rows = session.execute(
-                select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key).where(
+                select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key, Outbox.step_title).where(
                     Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None)
                 )
             )
-            batch.answered.update((message_id, (oid, match_id, step)) for message_id, oid, match_id, step in rows)
+            batch.answered.update(
+                (message_id, (oid, match_id, step, title)) for message_id, oid, match_id, step, title in rows
+            )
         return batch
 
     # ------------------------------------------------------------------ one mail
@@ -408,7 +411,7 @@ class _SeatMail:
             session.flush()  # the late-reply check below reads the closing events
         if match.status != "running":
             return self.reject("This match is over; nothing more can be submitted.")
-        late = self._late_reply()
+        late = self._stale_reply() if self.game.game_type.dynamics == SEQUENTIAL else self._late_reply()
         if late is not None:
             return self.reject(late)
         body = parse_body(self.row.raw)
@@ -446,7 +449,8 @@ class _SeatMail:
             extra={"ignored": _quote(parsed.ignored), "truncated": body.truncated},
         )
         if match.step_key != step_before:
-            self.notices.announce_step(session, match, self.row.received_at)
+            # the others hear of the new step; the mover's receipt above says what happens now
+            self.notices.announce_step(session, match, self.row.received_at, mover=self.player.key)
         return Decision("accepted", None, f"{len(logged)} move(s) for {match.key}")
 
     def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
@@ -487,7 +491,7 @@ class _SeatMail:
             return parsed, None
         return None, error or NoMoves("I found nothing to read in your mail")
 
-    def _answered(self) -> tuple[int, int | None, str] | None:
+    def _answered(self) -> tuple[int, int | None, str, str | None] | None:
         """The outbox row of our mail about this match that this mail replies to (its
         In-Reply-To), if it is one of ours."""
         entry = self.batch.answered.get(self.head.in_reply_to or "")
@@ -514,6 +518,27 @@ class _SeatMail:
         self.judge_.book.record_moves(
             self.session, self.match, self.player.key, logged, state, self.row.received_at, inbound_id=self.row.id
         )
+
+    def _stale_reply(self) -> str | None:
+        """In a game of turns, a reply to one of our mails about a turn that is over is not
+        moved to the turn open now, however that turn ended: the player wrote it without
+        knowing what happened since. Only the mail it replies to (In-Reply-To) decides."""
+        answered = self._answered()
+        if answered is None or answered[2] == self.match.step_key:
+            return None
+        was = answered[3] or "an earlier turn"
+        step = self.game.step(self.match.state)
+        if step is None:
+            return None  # the match is over: said before this check
+        if self.player.key in step.players:
+            now = (
+                f"Now it is {step.title}, and your turn: the choices you have now and the form are below, "
+                "as in our latest mail to you."
+            )
+        else:
+            others = ", ".join(s.player.name for s in self.match.seats if s.player.key in step.players)
+            now = f"Now it is {step.title}, {others}'s turn: you have nothing to send until you get our next mail."
+        return f"Your mail answers our mail about {was}, which is over; so nothing in it was recorded. {now}"
 
     def _late_reply(self) -> str | None:
         """A reply to one of our mails about a step that has closed since is not moved to the next step.

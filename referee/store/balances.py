@@ -2,7 +2,8 @@
 
 A player's chips are one balance per season, shared by all their matches, and every
 settlement is judged against it as it stands at that moment (RULINGS.md). The ledger is
-the truth: a balance is what came in minus what went out. Inside a batch, whose writes go
+the truth: a balance is what came in minus what went out, in the season's chips (rows of
+other currencies, a duel's own stacks or a result's awards, never count toward it). Inside a batch, whose writes go
 to the database only at commit, :class:`Balances` keeps the balances of the batch's
 players in memory: loaded for all of them in two grouped queries, then moved by every
 ledger entry the batch adds (:meth:`post`). A balance it was not asked to preload is
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from referee.games.base import SEASON_CHIPS
 from referee.store.models import LedgerEntry
 
 __all__ = ["Balances", "balances_of"]
@@ -47,6 +49,8 @@ class Balances:
     def post(self, entry: LedgerEntry) -> None:
         """Account for an entry just added to the session."""
         self._unflushed = True
+        if (entry.currency or SEASON_CHIPS) != SEASON_CHIPS:
+            return
         for account, sign in ((entry.from_account, -1), (entry.to_account, 1)):
             key = (entry.season_id, account)
             if key in self._known:
@@ -54,8 +58,8 @@ class Balances:
 
 
 def balances_of(session: Session, season_id: int, accounts: Iterable[str]) -> dict[str, int]:
-    """The season balances of ``accounts`` (0 for an account without entries), from the
-    database: what came in minus what went out, in two grouped queries."""
+    """The season balances of ``accounts`` in the season's chips (0 for an account without
+    entries), from the database: what came in minus what went out, in two grouped queries."""
     accounts = sorted(set(accounts))
     totals = dict.fromkeys(accounts, 0)
     for start in range(0, len(accounts), 500):
@@ -63,7 +67,7 @@ def balances_of(session: Session, season_id: int, accounts: Iterable[str]) -> di
         for column, sign in ((LedgerEntry.to_account, 1), (LedgerEntry.from_account, -1)):
             rows = session.execute(
                 select(column, func.sum(LedgerEntry.amount))
-                .where(LedgerEntry.season_id == season_id, column.in_(chunk))
+                .where(LedgerEntry.season_id == season_id, LedgerEntry.currency == SEASON_CHIPS, column.in_(chunk))
                 .group_by(column)
             )
             for account, amount in rows:

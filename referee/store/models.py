@@ -10,7 +10,9 @@ inbound               every mail that reached us, committed before its file is m
 inbox_problems        inbox files that could not be read or moved (shown by ``referee status``)
 outbox                every mail we owe somebody, written in the same transaction as the
                       change that caused it, then delivered with retries
-ledger                chip movements between accounts (players, "LGT", "SEASON"): double entry
+ledger                movements of each currency between accounts (players, "LGT", "SEASON",
+                      a match's "pot" ...): double entry, one currency per row; a player's
+                      season balance is the sum over the season's chips ("chips") only
 """
 
 from __future__ import annotations
@@ -203,7 +205,8 @@ class Outbox(Base):
     message_id: Mapped[str] = mapped_column(String(400), index=True)
     kind: Mapped[str] = mapped_column(String(32))  # step | receipt | error | reminder | notice
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True, index=True)
-    step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the step open when written
+    step_title: Mapped[str | None] = mapped_column(String(200), nullable=True)  # its title, for a stale reply
     to_addr: Mapped[str] = mapped_column(String(320))
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True, index=True)  # answers
     message: Mapped[bytes] = mapped_column(LargeBinary)
@@ -231,6 +234,9 @@ class LedgerEntry(Base):
     seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     from_account: Mapped[str] = mapped_column(String(64))
     to_account: Mapped[str] = mapped_column(String(64))
+    # what moves: "chips" (the season's chips, shared by a player's matches), "stack" (a
+    # match's own chips, e.g. a duel's), or a season currency a result awards
+    currency: Mapped[str] = mapped_column(String(32), default="chips", server_default="chips")
     amount: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(200))
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)

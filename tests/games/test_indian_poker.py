@@ -8,12 +8,13 @@ property, template and golden-transcript tests.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from typing import Any
 
 import pytest
 
-from referee.games.base import MATCH_CHIPS, GameError, Move, State
+from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, State
 from referee.games.indian_poker import (
     DECK,
     GAME,
@@ -733,3 +734,75 @@ def test_views_and_new_states_share_nothing_with_the_state() -> None:
     scribble(G.apply_timeout(state))
     scribble(G.with_balances(state, {A: 1, B: 1}))
     assert json.dumps(state, sort_keys=True) == before
+
+
+# --------------------------------------------------------------------------- for tests and bots
+
+
+def test_game_type_declares_a_sequential_duel_of_match_chips() -> None:
+    gt = G.game_type
+    assert (gt.dynamics, gt.roles, gt.currencies, gt.chance) == (SEQUENTIAL, ("player", "player"), (MATCH_CHIPS,), True)
+    assert gt.step_kinds == G.step_kinds == {"turn": 24.0}
+    assert set(gt.options) == {"dmo"}
+
+
+def test_sample_moves_are_legal_moves_of_the_player_to_act_of_every_kind() -> None:
+    state = submit(setup([(8, 3), (6, 2)]), A, raise_by(2))
+    kinds = set()
+    for i in range(20):
+        moves = G.sample_moves(state, B, random.Random(i))
+        assert G.sample_moves(state, A, random.Random(i)) == []
+        for move in moves:
+            assert G.apply_move(state, B, move).accepted, move
+            kinds.add((move["action"], "by" in move, "to" in move, "turn" in move))
+    assert {k[:3] for k in kinds} == {
+        ("call", False, False),
+        ("fold", False, False),
+        ("all-in", False, False),
+        ("raise", True, False),
+        ("raise", False, True),
+    }
+    assert {k[3] for k in kinds} == {True, False}  # with and without the form's Turn line
+    nothing_to_call = [m["action"] for m in G.sample_moves(start(), A, random.Random(0))]
+    assert "check" in nothing_to_call and "call" in nothing_to_call
+    over = setup([(1, 9)], stacks={A: 2, B: 48}, hands_before=20)
+    assert G.result(over) is not None and G.sample_moves(over, A, random.Random(0)) == []
+
+
+def test_hidden_variants_change_only_the_own_card_and_the_order_of_the_undealt_cards() -> None:
+    state = submit(submit(start(seed=5), A, raise_by(1)), B, CALL)
+    state = submit(state, to_act(state), CHECK)  # hand 3 is open: 4 cards of this deck are known
+    assert state["hand"] == 3
+    for player in (A, B):
+        opponent = B if player == A else A
+        unseen = G.view(state, player)["unseen"]
+        own_values = set()
+        for i in range(30):
+            for variant in G.hidden_variants(state, player, random.Random(i)):
+                assert variant != state
+                assert variant["cards"][opponent] == state["cards"][opponent]
+                # the deck keeps its composition: the own card swapped values with an undealt card
+                assert sorted([variant["cards"][player], *variant["deck"]["cards"]]) == sorted(
+                    [state["cards"][player], *state["deck"]["cards"]]
+                )
+                rest = {k: v for k, v in variant.items() if k not in ("cards", "deck")}
+                assert rest == {k: v for k, v in state.items() if k not in ("cards", "deck")}
+                assert variant["deck"]["number"] == state["deck"]["number"]
+                assert variant["cards"][player] in unseen
+                assert G.view(variant, player) == G.view(state, player)
+                own_values.add(variant["cards"][player])
+        assert own_values == set(unseen)  # every value the player cannot rule out comes up
+    with pytest.raises(GameError):
+        G.hidden_variants(state, "carol", random.Random(0))
+    over = setup([(1, 9)], stacks={A: 2, B: 48}, hands_before=20)
+    assert G.hidden_variants(over, A, random.Random(0)) == []
+
+
+def test_hidden_variants_of_the_last_hand_of_a_deck() -> None:
+    """In the 10th hand of a deck nothing is left undealt and the player has seen every
+    other card: their own card is known, and there is nothing to vary."""
+    state = start(seed=3)
+    while len(state["deck"]["cards"]) > 0 or state["hand"] < 10:
+        state = submit(state, to_act(state), CALL)
+    assert G.view(state, A)["unseen"] == [state["cards"][A]]
+    assert G.hidden_variants(state, A, random.Random(0)) == []

@@ -25,7 +25,8 @@ def context(state: State, player: str, ignored: list[str] | None = None) -> dict
 
 
 def render(name: str, state: State, player: str, env: Environment = ENV, ignored: list[str] | None = None) -> str:
-    return env.get_template(f"mail/indian-poker/{name}.txt").render(**context(state, player, ignored))
+    extra = {"left": "5 hours"} if name == "reminder" else {}
+    return env.get_template(f"mail/indian-poker/{name}.txt").render(**context(state, player, ignored), **extra)
 
 
 def matches() -> list[list[State]]:
@@ -89,15 +90,51 @@ def test_step_and_receipt_render_at_every_step(index: int) -> None:
 
 
 @pytest.mark.parametrize("index", range(len(MATCHES)))
+def test_reminder_renders_at_every_open_step(index: int) -> None:
+    """To the player to act: the deadline, what a timeout does, the choices and the form;
+    to the other (the service reminds only the player awaited): nothing to send."""
+    for state in MATCHES[index]:
+        step = G.step(state)
+        if step is None:
+            continue
+        for player in (A, B):
+            text = render("reminder", state, player)
+            assert_mail_shape(text)
+            assert render("reminder", state, player, SERVICE_ENV) == text
+            assert text.startswith(f"Subject: [Indian Poker m1] Reminder: {step.title} closes in 5 hours\n")
+            view = G.view(state, player)
+            if view["your_turn"]:
+                assert f"it is your turn in {step.title}" in text
+                assert f"The deadline is {DEADLINE}, in 5 hours." in text
+                timeout = "CALL" if view["legal"]["check"] else "FOLD"
+                assert f"If nothing arrives by then, you {timeout}" in text
+                assert view["choices"] in text and G.form(state, player).strip() in text
+                opponent = B if player == A else A
+                assert f"{NAMES[opponent]}'s card is {state['cards'][opponent]}." in text
+            else:
+                assert "nothing for you to send" in text and "Turn:" not in text
+
+
+def test_service_renders_the_reminder_of_the_game_not_the_common_one() -> None:
+    state = submit(setup([(8, 3)]), A, raise_by(2))
+    mail = render_mail("indian-poker", "reminder", {**context(state, B), "left": "2 hours"})
+    assert mail.subject == "[Indian Poker m1] Reminder: Hand 1, action 2 closes in 2 hours"
+    assert "colours" not in mail.text and "CALL\nTurn: Hand 1, action 2\n" in mail.text
+
+
+@pytest.mark.parametrize("index", range(len(MATCHES)))
 def test_mails_never_show_a_player_their_own_card_before_the_showdown(index: int) -> None:
     """Any value of the player's own card (and any order of the undealt cards) gives the
     same mails, word for word."""
     for state in MATCHES[index][:60]:
         for player in (A, B):
             step, receipt = render("step", state, player), render("receipt", state, player)
+            reminder = None if G.step(state) is None else render("reminder", state, player)
             for variant in own_card_variants(state, player):
                 assert render("step", variant, player) == step
                 assert render("receipt", variant, player) == receipt
+                if reminder is not None:
+                    assert render("reminder", variant, player) == reminder
 
 
 def test_first_mail() -> None:

@@ -178,7 +178,10 @@ def test_the_mail_after_a_raise_shows_the_betting_and_the_call(deal: Deal) -> No
     receipt = render("receipt", state, A)
     assert receipt.startswith("Subject: [Rewind Hold'em m1] Received: RAISE 3 for Round 1, turn 1\n")
     assert "  RAISE 3: you put in 3 chips, 4 in all." in receipt
-    assert "Now it is Bob's turn (Round 1, turn 2), until Tuesday 3 December 18:00 CET" in receipt
+    # the receipt is the mover's only mail about the new turn: it shows the table as the step mail does
+    assert "=== Now: Round 1, turn 2 ===" in receipt
+    assert "It is Bob's turn. If Bob sends nothing by Tuesday 3 December 18:00 CET, Bob will FOLD." in receipt
+    assert "Betting so far (Alice first):\n  Alice: RAISE 3 - puts in 3 chips, 4 in all.\n" in receipt
 
 
 def test_the_result_of_a_fold_with_a_penalty(deal: Deal) -> None:
@@ -192,7 +195,11 @@ def test_the_result_of_a_fold_with_a_penalty(deal: Deal) -> None:
     assert "Chips after round 1: Alice 31, Bob 19." in text
     assert "Rewind Cards: Bob holds 8 and 6 (stored by the fold in round 1)." in text
     receipt = render("receipt", state, B)
-    assert "Round 1 is over: Alice wins it. You have 19 chips, Alice 31." in receipt
+    assert "=== Result of round 1 ===\nOpen cards: 8 and 6.\nCards: Bob held 8, Alice held 3.\n" in receipt
+    assert "Chips after round 1: Bob 19, Alice 31." in receipt
+    # the folder starts round 2 (the loser of a round starts the next): the receipt carries the form
+    assert "=== Now: Round 2, turn 1 ===" in receipt and "It is your turn. You may send one of:" in receipt
+    assert receipt.count("Turn: Round 2, turn 1\nCALL\n") == 1
 
 
 def test_the_mails_of_a_rewind(deal: Deal) -> None:
