@@ -443,6 +443,9 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         # Step lengths, later layers win: the game's defaults, [season] phase_length, the
         # game's phase_length, the game's steps, the match's phase_length, the match's steps.
         steps: dict[str, float] = {kind: hours * 3600 for kind, hours in game.step_kinds.items()}
+        game_type = getattr(game, "game_type", None)
+        derived = dict(game_type.derived_steps) if game_type is not None else {}
+        explicit: set[str] = set()  # derived kinds a steps table sets itself
         layers = (
             (season_phase, f"{swhere} phase_length", None, ""),
             (
@@ -457,6 +460,7 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
             if phase is not None:
                 length = parse_duration(phase, pwhere2).total_seconds()
                 steps = {kind: length for kind in steps}
+                explicit.clear()  # a phase length is every plain kind's; derived kinds follow them
             if table is None:
                 continue
             if not isinstance(table, dict):
@@ -467,6 +471,10 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
                         f"{twhere}: {gname} has no step kind {kind!r} (it has: {', '.join(sorted(steps))})"
                     )
                 steps[kind] = parse_duration(value, f"{twhere} {kind}").total_seconds()
+                explicit.add(kind)
+        for kind, (base, fraction) in derived.items():
+            if kind not in explicit:  # e.g. an extension lasts 2/3 of a turn, however long a turn is
+                steps[kind] = round(steps[base] * fraction)
 
         reminders_raw = m.get("reminders", gtable.get("reminders", season_reminders))
         if not isinstance(reminders_raw, list):

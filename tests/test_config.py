@@ -74,3 +74,53 @@ def test_a_game_that_declares_options_lists_them(monkeypatch):
         parse_season({**BASE, "matches": [match(options={"colours": 4})]}, "t")
     spec = parse_season({**BASE, "matches": [match(options={"speed": 2})]}, "t")
     assert spec.matches[0].options == {"speed": 2}
+
+
+class _Extended:
+    """A game whose extension lasts 2/3 of a turn (as Betting Minority's does)."""
+
+    from referee.games.base import SEQUENTIAL, GameType
+
+    name, title, min_players, max_players = "extended", "Extended", 2, 2
+    game_type = GameType(
+        dynamics=SEQUENTIAL,
+        roles=("player", "player"),
+        currencies=("stack",),
+        step_kinds={"turn": 24.0, "extension": 16.0},
+        derived_steps={"extension": ("turn", 2 / 3)},
+    )
+    step_kinds = game_type.step_kinds
+
+
+@pytest.mark.parametrize(
+    "season_phase, games, m, turn, extension",
+    [
+        (None, {}, {}, 24, 16),
+        ("12h", {}, {}, 12, 8),
+        (None, {"steps": {"turn": "9h"}}, {}, 9, 6),
+        (None, {"steps": {"turn": "9h", "extension": "1h"}}, {}, 9, 1),
+        (None, {"steps": {"extension": "1h"}}, {"phase_length": "30h"}, 30, 20),
+        (None, {}, {"steps": {"extension": "5h"}}, 24, 5),
+    ],
+    ids=["defaults", "season-phase", "turn-set", "both-set", "later-phase-resets", "match-sets-extension"],
+)
+def test_a_derived_step_kind_follows_its_base_unless_set(monkeypatch, season_phase, games, m, turn, extension):
+    from referee.games import GAMES
+
+    monkeypatch.setitem(GAMES, "extended", _Extended())
+    season = {"id": "s"} if season_phase is None else {"id": "s", "phase_length": season_phase}
+    data = {**BASE, "season": season, "games": {"extended": games}, "matches": [match(game="extended", **m)]}
+    assert parse_season(data, "t").matches[0].steps == {"turn": turn * 3600, "extension": extension * 3600}
+
+
+def test_a_derived_step_kind_must_follow_a_kind_of_the_game():
+    from referee.games.base import SEQUENTIAL, GameType
+
+    with pytest.raises(ValueError, match="must follow a plain step kind"):
+        GameType(
+            SEQUENTIAL,
+            ("player",),
+            ("stack",),
+            {"turn": 1.0, "extension": 1.0},
+            derived_steps={"extension": ("bet", 0.5)},
+        )

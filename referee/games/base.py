@@ -168,6 +168,10 @@ class GameType:
     step_kinds: dict[str, float]  # step kind -> default length in hours
     options: dict[str, str] = field(default_factory=dict)  # match option -> one-line meaning
     chance: bool = False  # does the game use chance (draws from rng(seed, ...))?
+    # step kinds whose length follows another kind's: kind -> (base kind, fraction), e.g.
+    # {"extension": ("turn", 2 / 3)}: unless a season file sets it, its length is that
+    # fraction of the base kind's length as configured (a phase_length sets the base only)
+    derived_steps: dict[str, tuple[str, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.dynamics not in (SIMULTANEOUS, SEQUENTIAL):
@@ -179,6 +183,11 @@ class GameType:
             raise ValueError("a game has at least one seat role")
         if not self.step_kinds or any(hours <= 0 for hours in self.step_kinds.values()):
             raise ValueError("every step kind needs a positive default length in hours")
+        for kind, (base, fraction) in self.derived_steps.items():
+            if kind not in self.step_kinds or base not in self.step_kinds or base in self.derived_steps:
+                raise ValueError(f"derived step kind {kind!r} must follow a plain step kind of the game, not {base!r}")
+            if not 0 < fraction:
+                raise ValueError(f"derived step kind {kind!r} needs a positive fraction")
 
 
 class Game(Protocol):
