@@ -45,8 +45,9 @@ with those balances as ``MatchBook.close_step`` does). What is checked, per prop
   and ``parse`` reads it back to moves that ``apply_move`` accepts, in order; when not,
   ``form`` is empty (the templates then say there is nothing to send).
 * indistinguishability: for every state and every player, every ``hidden_variants``
-  state gives that player the same view, form and rendered mails (``step``, and while
-  the match runs ``receipt`` and ``reminder``, with a context built as
+  state gives that player the same view, form and rendered mails (``step``; while the
+  match runs ``receipt``, ``reminder``, ``error`` with the game's ``now.txt`` and
+  ``spoof``; once it is over in a game of turns, the last ``receipt``; with a context built as
   ``Notices.context`` builds it), the same step and result, and accepts a sample move
   of that player (legality never depends on what the player cannot know); the public
   view and the organizers' standings are the same on it too, so the public view never
@@ -199,7 +200,17 @@ def mail_context(game: Game, state: State, player: str, players: list[str]) -> d
 RUNNING_MAIL_EXTRAS = {
     "receipt": {"ignored": {"lines": ["Hello!"], "more": 0}, "truncated": False},
     "reminder": {"left": "5 hours"},
+    # an error reply shows what the player may do now (each game's now.txt)
+    "error": {
+        "error": {"reason": "That is not allowed now.", "line": "RAISE 99", "penalised": False},
+        "quoted": {"lines": ["RAISE 99"], "more": 0},
+        "truncated": False,
+    },
+    "spoof": {"sender": "eve@example.test", "from_line": "eve@example.test", "dmarc_failed": False, "received": None},
 }
+# the mails of a match that is over: the final step mail, and in a game of turns (whose last
+# move ends it) the mover's receipt
+FINAL_MAIL_EXTRAS = {"step": {}, "receipt": RUNNING_MAIL_EXTRAS["receipt"]}
 
 
 @functools.cache
@@ -216,7 +227,12 @@ def has_template(game: str, kind: str) -> bool:
 def mails(game: Game, state: State, player: str, players: list[str]) -> list[tuple[str, str]]:
     """The mails ``player`` may get in this state, rendered as the service renders them."""
     context = mail_context(game, state, player, players)
-    kinds = {"step": {}} if game.step(state) is None else {"step": {}, **RUNNING_MAIL_EXTRAS}
+    if game.step(state) is not None:
+        kinds = {"step": {}, **RUNNING_MAIL_EXTRAS}
+    elif game.game_type.dynamics == SEQUENTIAL:
+        kinds = FINAL_MAIL_EXTRAS
+    else:
+        kinds = {"step": {}}
     rendered = []
     for kind, extra in kinds.items():
         if kind != "step" and not has_template(game.name, kind):
