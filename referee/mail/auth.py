@@ -83,6 +83,8 @@ def names_a_group(value: str) -> bool:
     """Is this From a group (``name: addr, ...;``)? RFC 5322 allows only mailboxes in From,
     so a group, even one holding the registered address, is not the player's own mail.
     One pass: quoted strings, comments and angle addresses are skipped."""
+    if ":" not in value:
+        return False  # only a colon outside them makes a group
     depth, quoted, angle, escaped = 0, False, False, False
     for char in value:
         if escaped:

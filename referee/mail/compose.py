@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime, timezone
-from email import quoprimime
 from email.header import Header
 from email.utils import format_datetime, formataddr
 from typing import Mapping, Sequence
@@ -24,11 +23,24 @@ from referee.mail.guards import LOOP_HEADER
 
 __all__ = ["compose", "make_message_id", "trim_references"]
 
-_MANAGED = frozenset(h.lower() for h in (
-    "From", "To", "Reply-To", "Subject", "Date", "Message-ID", "In-Reply-To",
-    "References", "Auto-Submitted", LOOP_HEADER, "MIME-Version", "Content-Type",
-    "Content-Transfer-Encoding",
-))
+_MANAGED = frozenset(
+    h.lower()
+    for h in (
+        "From",
+        "To",
+        "Reply-To",
+        "Subject",
+        "Date",
+        "Message-ID",
+        "In-Reply-To",
+        "References",
+        "Auto-Submitted",
+        LOOP_HEADER,
+        "MIME-Version",
+        "Content-Type",
+        "Content-Transfer-Encoding",
+    )
+)
 _AUTO_SUBMITTED = frozenset({"auto-generated", "auto-replied", "no"})
 CRLF = "\r\n"
 MAX_ID_LENGTH = 250  # an id longer than this is not written (it could not share a line)
@@ -155,10 +167,7 @@ def _usable_id(msg_id: str) -> bool:
     brackets, short enough for one line (ids seen in the wild break all of these)."""
     bare = msg_id.strip().strip("<>").strip()
     return (
-        0 < len(bare) <= MAX_ID_LENGTH
-        and bare.isascii()
-        and bare.isprintable()
-        and not any(c in bare for c in " <>\t")
+        0 < len(bare) <= MAX_ID_LENGTH and bare.isascii() and bare.isprintable() and not any(c in bare for c in " <>\t")
     )
 
 
@@ -171,9 +180,61 @@ def _encode_body(content: str) -> str:
     lines = content.splitlines()
     if _cte(content) == "7bit":
         return "".join(line + CRLF for line in lines)
-    latin = content.replace("\r\n", "\n").encode("utf-8", "surrogatepass").decode("latin-1")
-    encoded = quoprimime.body_encode(latin, maxlinelen=76, eol=CRLF)
+    encoded = _qp_body(content.replace("\r\n", "\n").encode("utf-8", "surrogatepass"))
     return encoded if encoded.endswith(CRLF) else encoded + CRLF
+
+
+def _qp_body(data: bytes, maxlinelen: int = 76) -> str:
+    """``quoprimime.body_encode(data.decode("latin-1"), maxlinelen, eol=CRLF)``, the same
+    text (``tests/mail/test_fast_paths.py`` compares them), without its character-by-character
+    translation when no byte needs quoting (long ASCII lines are the usual reason for
+    quoted-printable here)."""
+    if data.translate(None, _QP_LITERAL_BYTES):  # some byte must be written as =XX
+        body = data.decode("latin-1").translate(_QP_MAP)
+    else:
+        body = data.decode("ascii")
+    if not body:
+        return body
+    soft_break = "=" + CRLF
+    maxlinelen1 = maxlinelen - 1
+    encoded: list[str] = []
+    append = encoded.append
+    for line in body.splitlines():
+        # break up the line into pieces no longer than maxlinelen - 1 (an =XX stays whole)
+        start = 0
+        laststart = len(line) - 1 - maxlinelen
+        while start <= laststart:
+            stop = start + maxlinelen1
+            if line[stop - 2] == "=":
+                append(line[start : stop - 1])
+                start = stop - 2
+            elif line[stop - 1] == "=":
+                append(line[start:stop])
+                start = stop - 1
+            else:
+                append(line[start:stop] + "=")
+                start = stop
+        # whitespace at the end of a line is quoted
+        if line and line[-1] in " \t":
+            room = start - laststart
+            if room >= 3:
+                q = f"={ord(line[-1]):02X}"
+            elif room == 2:
+                q = line[-1] + soft_break
+            else:
+                q = soft_break + f"={ord(line[-1]):02X}"
+            append(line[start:-1] + q)
+        else:
+            append(line[start:])
+    if body[-1] in "\r\n":
+        append("")
+    return CRLF.join(encoded)
+
+
+# Bytes written as themselves in a quoted-printable body (quoprimime's set, and line ends).
+_QP_LITERAL = frozenset(b"\t ") | (frozenset(range(0x21, 0x7F)) - {ord("=")})
+_QP_LITERAL_BYTES = bytes(sorted(_QP_LITERAL | set(b"\r\n")))
+_QP_MAP = [chr(c) if c in _QP_LITERAL or c in b"\r\n" else f"={c:02X}" for c in range(256)]
 
 
 def _cte(body: str) -> str:

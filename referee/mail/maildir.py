@@ -38,8 +38,8 @@ _counter = itertools.count(1)
 
 @dataclass(frozen=True)
 class InboxItem:
-    key: str                # unique part of the file name (without the ":2," info)
-    path: Path              # where the file was found, in new/
+    key: str  # unique part of the file name (without the ":2," info)
+    path: Path  # where the file was found, in new/
     delivered_at: datetime  # aware UTC: the file's mtime, i.e. the Maildir delivery time
 
 
@@ -101,8 +101,8 @@ class MaildirOutbox:
     def __init__(self, path: str | os.PathLike[str], per_address: bool = False) -> None:
         self.path = Path(path)
         self.per_address = per_address
-        self._known: set[Path] = set()
-        self._unsynced: list[Path] = []
+        self._known: set[str] = set()  # Maildirs made sure of
+        self._unsynced: list[str] = []  # paths delivered with durable=False, not yet synced
         if not per_address:
             _ensure_maildir(self.path)
         else:
@@ -133,25 +133,26 @@ class MaildirOutbox:
         reader) instead of writing a duplicate. With ``durable=False`` nothing is
         fsynced until :meth:`sync`, which makes a whole batch durable at once.
         """
-        maildir = self.maildir_for(recipient)
+        maildir = str(self.path) if not self.per_address else os.path.join(self.path, _address_dirname(recipient))
         if maildir not in self._known:
-            _ensure_maildir(maildir)
+            _ensure_maildir(Path(maildir))
             self._known.add(maildir)
         name = _key_filename(key)
-        for existing in (maildir / "new" / name, maildir / "cur" / f"{name}{SEEN_INFO}", maildir / "cur" / name):
-            if existing.exists():
-                return existing
-        target = maildir / "new" / name
+        target = os.path.join(maildir, "new", name)
+        seen = os.path.join(maildir, "cur", name)
+        for existing in (target, seen + SEEN_INFO, seen):
+            if os.path.exists(existing):
+                return Path(existing)
         tmp = _write_tmp(maildir, data, None, fsync=durable)
         try:
             _publish(tmp, target)
         finally:
-            tmp.unlink(missing_ok=True)
+            _unlink(tmp)
         if durable:
-            _fsync_dir(maildir / "new")
+            _fsync_dir(os.path.join(maildir, "new"))
         else:
             self._unsynced.append(target)
-        return target
+        return Path(target)
 
     def sync(self) -> None:
         """Make every delivery made with ``durable=False`` durable: one ``syncfs`` of the
@@ -161,14 +162,12 @@ class MaildirOutbox:
         if not _syncfs(self.path):
             for path in self._unsynced:
                 _fsync_file(path)
-            for folder in {path.parent for path in self._unsynced}:
+            for folder in {os.path.dirname(path) for path in self._unsynced}:
                 _fsync_dir(folder)
         self._unsynced.clear()
 
 
-def deliver_to_maildir(
-    path: str | os.PathLike[str], data: bytes, delivered_at: datetime | None = None
-) -> Path:
+def deliver_to_maildir(path: str | os.PathLike[str], data: bytes, delivered_at: datetime | None = None) -> Path:
     """Drop a message into the Maildir at *path* as an MTA would (tmp/ then new/).
 
     *delivered_at* (aware) becomes the file's mtime, which the inbox reads as the
@@ -178,8 +177,8 @@ def deliver_to_maildir(
         raise ValueError("delivered_at must be timezone-aware")
     maildir = Path(path)
     _ensure_maildir(maildir)
-    tmp = _write_tmp(maildir, data, delivered_at)
-    target = maildir / "new" / tmp.name
+    tmp = _write_tmp(str(maildir), data, delivered_at)
+    target = maildir / "new" / os.path.basename(tmp)
     os.rename(tmp, target)
     _fsync_dir(maildir / "new")
     return target
@@ -215,29 +214,45 @@ def _unique_name() -> str:
     """``time.MusecPpidQcounter.host``, the usual Maildir unique name."""
     now = time.time_ns()
     seconds, nanos = divmod(now, 1_000_000_000)
-    host = socket.gethostname().replace("/", r"\057").replace(":", r"\072") or "localhost"
-    return f"{seconds}.M{nanos // 1000}P{os.getpid()}Q{next(_counter)}.{host}"
+    return f"{seconds}.M{nanos // 1000}P{os.getpid()}Q{next(_counter)}.{_host()}"
 
 
-def _write_tmp(maildir: Path, data: bytes, mtime: datetime | None, *, fsync: bool = True) -> Path:
-    tmp = maildir / "tmp" / _unique_name()
+@functools.lru_cache(maxsize=1)
+def _host() -> str:
+    """This host's name as a Maildir name part (asked once: it is the same for every file)."""
+    return socket.gethostname().replace("/", r"\057").replace(":", r"\072") or "localhost"
+
+
+def _write_tmp(maildir: str, data: bytes, mtime: datetime | None, *, fsync: bool = True) -> str:
+    """Write *data* to a new file in ``tmp/`` of *maildir*; returns its path."""
+    tmp = os.path.join(maildir, "tmp", _unique_name())
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if fsync:
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         if mtime is not None:
             stamp = mtime.timestamp()
             os.utime(tmp, (stamp, stamp))
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _unlink(tmp)
         raise
     return tmp
 
 
-def _publish(tmp: Path, target: Path) -> None:
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _publish(tmp: str, target: str) -> None:
     """Make *tmp* visible as *target* without replacing an existing *target*."""
     try:
         os.link(tmp, target)
@@ -246,7 +261,7 @@ def _publish(tmp: Path, target: Path) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
             raise
-        if not target.exists():  # no hard links on this filesystem
+        if not os.path.exists(target):  # no hard links on this filesystem
             os.replace(tmp, target)
 
 
@@ -273,6 +288,7 @@ def _key_filename(key: str) -> str:
     return f"{readable}.{digest}" if readable else digest
 
 
+@functools.lru_cache(maxsize=16384)
 def _address_dirname(recipient: str) -> str:
     """The bare address, lowercased, made safe as one path component."""
     address = (parseaddr(recipient)[1] or recipient).strip().lower()
@@ -286,7 +302,7 @@ def _address_dirname(recipient: str) -> str:
     return safe
 
 
-def _fsync_file(path: Path) -> None:
+def _fsync_file(path: str | Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -314,7 +330,7 @@ def _libc() -> object:
         return None
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync_dir(path: str | Path) -> None:
     """Make a rename in *path* durable (no-op where directories cannot be opened)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

@@ -39,17 +39,18 @@ import encodings
 import encodings.aliases
 import functools
 import hashlib
+import io
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from email import policy
+from email import errors, policy
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 from typing import Iterable, Iterator
 
 from referee.mail.html_text import html_to_text
-from referee.mail.quotes import _QuoteLines, _quoted_only, _strip, strip_quoted
+from referee.mail.quotes import _QuoteLines, _quoted_only, _text_and_uncut, strip_quoted
 
 __all__ = [
     "ADDRESS_LIMIT",
@@ -79,33 +80,33 @@ __all__ = [
 
 SYNTHETIC_ID_DOMAIN = "referee.invalid"
 
-HEADER_LIMIT = 256 * 1024       # bytes of header block read; a larger block is cut at a line end
-RAW_LIMIT = 2 * 1024 * 1024     # bytes of the message given to the MIME walker
-TEXT_LIMIT = 256 * 1024         # characters of the chosen part's decoded text
-ADDRESS_LIMIT = 8 * 1024        # characters of one address header value given to getaddresses
+HEADER_LIMIT = 256 * 1024  # bytes of header block read; a larger block is cut at a line end
+RAW_LIMIT = 2 * 1024 * 1024  # bytes of the message given to the MIME walker
+TEXT_LIMIT = 256 * 1024  # characters of the chosen part's decoded text
+ADDRESS_LIMIT = 8 * 1024  # characters of one address header value given to getaddresses
 ADDRESS_TOTAL_LIMIT = 2 * ADDRESS_LIMIT  # characters of all values of one address header name
-FROM_HEADER_LIMIT = 200         # characters of Headers.from_header
-REFERENCES_LIMIT = 100          # message ids kept from References: the first and the latest
-MIME_DEPTH_LIMIT = 32           # multipart levels descended into
-MIME_PART_LIMIT = 200           # MIME parts (leaves and multiparts) looked at
-PARAM_LIMIT = 4 * 1024          # characters of a Content-Type / -Disposition value read for parameters
-PARAM_COUNT_LIMIT = 100         # parameters read from one such value
-PART_HEADER_LIMIT = 16 * 1024   # bytes of one body part's header block (all of them: HEADER_LIMIT)
+FROM_HEADER_LIMIT = 200  # characters of Headers.from_header
+REFERENCES_LIMIT = 100  # message ids kept from References: the first and the latest
+MIME_DEPTH_LIMIT = 32  # multipart levels descended into
+MIME_PART_LIMIT = 200  # MIME parts (leaves and multiparts) looked at
+PARAM_LIMIT = 4 * 1024  # characters of a Content-Type / -Disposition value read for parameters
+PARAM_COUNT_LIMIT = 100  # parameters read from one such value
+PART_HEADER_LIMIT = 16 * 1024  # bytes of one body part's header block (all of them: HEADER_LIMIT)
 
 
 @dataclass(frozen=True)
 class Inbound:
     """One inbound mail, reduced to what the referee needs."""
 
-    message_id: str               # without angle brackets; synthetic when absent
-    from_addr: str                # bare address, lowercased ("" when unknown)
-    from_name: str                # display name, decoded
-    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To, (X-)Envelope-To; bare, lowercased, unique
+    message_id: str  # without angle brackets; synthetic when absent
+    from_addr: str  # bare address, lowercased ("" when unknown)
+    from_name: str  # display name, decoded
+    to_addrs: tuple[str, ...]  # To, Cc, Delivered-To, X-Original-To, (X-)Envelope-To; bare, lowercased, unique
     subject: str
-    in_reply_to: str | None       # without angle brackets
-    references: tuple[str, ...]   # without angle brackets, oldest first
-    body: str                     # what the player wrote (quotes and signature removed)
-    raw_body: str                 # the decoded text before quote stripping
+    in_reply_to: str | None  # without angle brackets
+    references: tuple[str, ...]  # without angle brackets, oldest first
+    body: str  # what the player wrote (quotes and signature removed)
+    raw_body: str  # the decoded text before quote stripping
     message: Message = field(repr=False, compare=False)  # the header-only message, for guards
 
 
@@ -113,16 +114,16 @@ class Inbound:
 class Headers:
     """What the header block says, read without the body (:func:`parse_headers`)."""
 
-    message_id: str | None        # without angle brackets; None when absent
-    from_addr: str                # first usable From address: bare, lowercased ("" when none)
-    from_name: str                # its display name, decoded
-    from_header: str              # the decoded From header as written: one line, <= 200 chars
-    from_count: int               # number of usable (with "@") addresses in From; one more
+    message_id: str | None  # without angle brackets; None when absent
+    from_addr: str  # first usable From address: bare, lowercased ("" when none)
+    from_name: str  # its display name, decoded
+    from_header: str  # the decoded From header as written: one line, <= 200 chars
+    from_count: int  # number of usable (with "@") addresses in From; one more
     #                               when From is longer than ADDRESS_LIMIT (it may hold more)
-    to_addrs: tuple[str, ...]     # To, Cc, Delivered-To, X-Original-To, (X-)Envelope-To; bare, lowercased, unique
+    to_addrs: tuple[str, ...]  # To, Cc, Delivered-To, X-Original-To, (X-)Envelope-To; bare, lowercased, unique
     subject: str
-    in_reply_to: str | None       # without angle brackets
-    references: tuple[str, ...]   # without angle brackets, oldest first (at most REFERENCES_LIMIT)
+    in_reply_to: str | None  # without angle brackets
+    references: tuple[str, ...]  # without angle brackets, oldest first (at most REFERENCES_LIMIT)
     message: Message = field(repr=False, compare=False)  # header-only compat32 message, for guards
 
 
@@ -160,8 +161,8 @@ class Body:
     """
 
     readings: tuple[Reading, ...]
-    shown: str        # decoded text of the chosen part before quote stripping (bounded)
-    truncated: bool   # a bound (raw_limit, text_limit, MIME_PART_LIMIT, part headers) left something unread
+    shown: str  # decoded text of the chosen part before quote stripping (bounded)
+    truncated: bool  # a bound (raw_limit, text_limit, MIME_PART_LIMIT, part headers) left something unread
 
 
 # --------------------------------------------------------------------------- entry points
@@ -276,10 +277,81 @@ def _safe_headers(msg: Message) -> Headers:
 
 
 def _parse_head(head: bytes) -> Message:
+    """The header block as ``BytesHeaderParser(policy=compat32).parsebytes(head)`` reads it."""
+    try:
+        return _head_message(head)
+    except Exception:  # not expected; the stdlib's own parser then decides
+        pass
     try:
         return BytesHeaderParser(policy=policy.compat32).parsebytes(head)
     except Exception:  # the feed parser is lenient, but a parse must never fail
         return Message()
+
+
+def _head_message(head: bytes) -> Message:
+    """The stdlib's headers-only feed parser (compat32), without its machinery: the same
+    headers, unix-from line, defects and leftover payload (``tests/mail/test_fast_paths.py``
+    compares the two on random header blocks and the corpus), in a third of the time. The
+    first line that is no header (feedparser's ``headerRE``) ends the block: a blank one is
+    dropped, another one starts the payload; then the header lines are read as
+    ``FeedParser._parse_headers`` reads them."""
+    text = head.decode("ascii", "surrogateescape")
+    lines = io.StringIO(text, newline="").readlines()  # the feed parser's line split (CRLF, LF, CR)
+    msg = Message()
+    n = len(lines)
+    end = body = n  # the header lines are lines[:end]; the payload starts at lines[body]
+    for k, line in enumerate(lines):
+        if _FEED_HEADER.match(line) is None:
+            end = body = k
+            if line[0] in "\r\n":
+                body = k + 1  # the separator line is thrown away
+            else:
+                msg.defects.append(errors.MissingHeaderBodySeparatorDefect())
+            break
+    headers = msg._headers
+    pushed_back = None
+    value: list[str] | None = None  # the lines of the header being read
+    for lineno in range(end):
+        line = lines[lineno]
+        if line[0] in " \t":
+            if value is None:
+                msg.defects.append(errors.FirstHeaderLineIsContinuationDefect(line))
+            else:
+                value.append(line)
+            continue
+        if value is not None:
+            headers.append(_source_header(value))
+            value = None
+        if line.startswith("From "):
+            if lineno == 0:
+                msg._unixfrom = line.rstrip("\r\n")  # a line holds one line end, at its end
+                continue
+            if lineno == end - 1:
+                pushed_back = line  # probably the first line of the body
+                break
+            msg.defects.append(errors.MisplacedEnvelopeHeaderDefect(line))
+            continue
+        if line[0] == ":":
+            msg.defects.append(errors.InvalidHeaderDefect("Missing header name."))
+            continue
+        value = [line]
+    if value is not None:
+        headers.append(_source_header(value))
+    rest = lines[body:]
+    if pushed_back is not None:
+        rest.insert(0, pushed_back)
+    msg._payload = "".join(rest)
+    return msg
+
+
+def _source_header(lines: list[str]) -> tuple[str, str]:
+    """``compat32.header_source_parse``."""
+    name, value = lines[0].split(":", 1)
+    value = value.lstrip(" \t") + "".join(lines[1:])
+    return name, value.rstrip("\r\n")
+
+
+_FEED_HEADER = re.compile(r"From |[\041-\071\073-\176]*+:|[\t ]")  # feedparser.headerRE
 
 
 def _headers_of(msg: Message) -> Headers:
@@ -358,15 +430,56 @@ def _addresses_of(index: dict[str, list[str]], name: str) -> tuple[list[tuple[st
         bounded = _bounded_address_value(value, min(budget, ADDRESS_LIMIT))
         cut = cut or len(bounded) < len(value)
         budget -= len(bounded)
-        try:
-            pairs = getaddresses([bounded])
-        except Exception:  # getaddresses is lenient; this is the last line of defence
-            continue
-        for display, addr in pairs:
-            addr = _unquoted_local(addr.strip().lower())
-            if addr:
-                found.append((_decode_words(display), addr))
+        found += _address_pairs(bounded)
     return found, cut
+
+
+def _address_pairs(value: str) -> tuple[tuple[str, str], ...]:
+    """``(decoded display name, bare address lowercased)`` of each address in one bounded
+    value, as ``getaddresses`` reads it. A mail's From and To are read more than once (by
+    ingest, the judge and the guards): the last values are remembered."""
+    if len(value) > _PAIRS_CACHED_LENGTH:
+        return _read_address_pairs(value)
+    return _cached_address_pairs(value)
+
+
+def _read_address_pairs(value: str) -> tuple[tuple[str, str], ...]:
+    pairs = _simple_addresses(value)
+    if pairs is None:
+        try:
+            pairs = getaddresses([value])
+        except Exception:  # getaddresses is lenient; this is the last line of defence
+            return ()
+    found = []
+    for display, addr in pairs:
+        addr = _unquoted_local(addr.strip().lower())
+        if addr:
+            found.append((_decode_words(display), addr))
+    return tuple(found)
+
+
+_PAIRS_CACHED_LENGTH = 1000  # characters; longer values are rare and read each time
+_cached_address_pairs = functools.lru_cache(maxsize=16384)(_read_address_pairs)
+
+
+def _simple_addresses(value: str) -> list[tuple[str, str]] | None:
+    """What ``getaddresses([value])`` gives, for the shapes nearly every mail has
+    (``Name Words <local@domain>``, ``<local@domain>``, ``local@domain``, comma-separated,
+    ASCII atoms only); None for anything else, which ``getaddresses`` then reads.
+    ``tests/mail/test_fast_paths.py`` checks the two agree on random values."""
+    pairs = []
+    for piece in value.split(","):
+        match = _SIMPLE_MAILBOX.fullmatch(piece.strip(" "))
+        if match is None:
+            return None
+        display, angle, bare = match.groups()
+        pairs.append((display or "", angle or bare))
+    return pairs
+
+
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_SIMPLE_ADDRESS = rf"{_ATEXT}++(?:\.{_ATEXT}++)*+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)*+"
+_SIMPLE_MAILBOX = re.compile(rf"(?:({_ATEXT}++(?: {_ATEXT}++)*+) )?+<({_SIMPLE_ADDRESS})>|({_SIMPLE_ADDRESS})")
 
 
 def _unquoted_local(addr: str) -> str:
@@ -405,7 +518,7 @@ def _raw_header(msg: Message, name: str) -> list[str]:
 
 def _desurrogate(text: str) -> str:
     """Turn bytes smuggled in as surrogate escapes back into text."""
-    if not _SURROGATES.search(text):
+    if text.isascii() or not _SURROGATES.search(text):
         return text
     try:
         data = text.encode("utf-8", "surrogateescape")
@@ -415,7 +528,10 @@ def _desurrogate(text: str) -> str:
 
 
 def _unfold(value: str) -> str:
-    return _LONE_SURROGATES.sub("\ufffd", _CONTROL.sub("", " ".join(value.split())))
+    text = " ".join(value.split())
+    if text.isascii() and text.isprintable():  # no control character, no surrogate (the usual case)
+        return text
+    return _LONE_SURROGATES.sub("\ufffd", _CONTROL.sub("", text))
 
 
 def _decode_words(value: str) -> str:
@@ -440,7 +556,7 @@ def _decode_words(value: str) -> str:
 
     pos = 0
     for word in _ENCODED_WORD.finditer(text):
-        between = text[pos:word.start()]
+        between = text[pos : word.start()]
         pos = word.end()
         if between and not (run and between.isspace()):
             flush()
@@ -512,7 +628,7 @@ def _bounded_ids(ids: tuple[str, ...]) -> tuple[str, ...]:
     """The first (the thread's root) and the latest ids, as RFC 5322 suggests trimming."""
     if len(ids) <= REFERENCES_LIMIT:
         return ids
-    return (ids[0], *ids[len(ids) - REFERENCES_LIMIT + 1:])
+    return (ids[0], *ids[len(ids) - REFERENCES_LIMIT + 1 :])
 
 
 _ID = re.compile(r"<([^<>]*)>")
@@ -530,12 +646,13 @@ class _Leaf:
 
     __slots__ = ("msg", "ctype", "params", "data", "start", "end", "partial")
 
-    def __init__(self, msg: Message, ctype: str, data: bytes | None = None,
-                 start: int = 0, end: int = 0, partial: bool = False) -> None:
+    def __init__(
+        self, msg: Message, ctype: str, data: bytes | None = None, start: int = 0, end: int = 0, partial: bool = False
+    ) -> None:
         self.msg = msg
         self.ctype = ctype
         self.params = _params(_header_text(msg, "content-type"))
-        self.data = data        # None: msg is a parsed part holding its own payload
+        self.data = data  # None: msg is a parsed part holding its own payload
         self.start = start
         self.end = end
         self.partial = partial  # the body runs into the RAW_LIMIT cut
@@ -550,7 +667,7 @@ class _Leaf:
             if self.data is None:
                 data = msg.get_payload(decode=True)
             else:
-                msg._payload = self.data[self.start:self.end].decode("ascii", "surrogateescape")
+                msg._payload = self.data[self.start : self.end].decode("ascii", "surrogateescape")
                 try:
                     data = msg.get_payload(decode=True)
                 finally:
@@ -573,14 +690,15 @@ class _Leaf:
 class _Walk:
     def __init__(self, data: bytes, cut: bool) -> None:
         self.data = data
-        self.cut = cut          # data is a prefix of the message
+        self.cut = cut  # data is a prefix of the message
         self.parts = 0
-        self.skipped = False    # MIME_PART_LIMIT left parts unread
+        self.skipped = False  # MIME_PART_LIMIT left parts unread
         self.header_budget = HEADER_LIMIT  # bytes of body part headers still to parse
         self.leaves: list[_Leaf] = []
 
-    def part(self, start: int, end: int, depth: int, digest: bool,
-             top: tuple[Message, int | None] | None = None) -> None:
+    def part(
+        self, start: int, end: int, depth: int, digest: bool, top: tuple[Message, int | None] | None = None
+    ) -> None:
         """Walk the part ``data[start:end]``: *depth* 0 is the message itself, deeper
         ones are body parts of a multipart (*digest*: of a multipart/digest)."""
         if self.parts >= MIME_PART_LIMIT:
@@ -801,7 +919,7 @@ def _params(value: str) -> dict[str, str]:
     name winning. Linear (the stdlib's ``_parseparam`` is quadratic)."""
     if ";" not in value:
         return {}
-    pieces = _split_params(value[:PARAM_LIMIT])[:PARAM_COUNT_LIMIT + 1]
+    pieces = _split_params(value[:PARAM_LIMIT])[: PARAM_COUNT_LIMIT + 1]
     plain: dict[str, str] = {}
     extended: dict[str, list[tuple[int, str, bool]]] = {}
     for piece in pieces[1:]:
@@ -811,9 +929,7 @@ def _params(value: str) -> dict[str, str]:
             base, _, rest = name.partition("*")
             number = rest.rstrip("*")
             if rest == "" or (number.isdigit() and len(number) <= 4 and rest in (number, number + "*")):
-                extended.setdefault(base, []).append(
-                    (int(number) if number else -1, _unquote(raw), name.endswith("*"))
-                )
+                extended.setdefault(base, []).append((int(number) if number else -1, _unquote(raw), name.endswith("*")))
                 continue
         plain.setdefault(name, _unquote(raw))
     for base, pieces_of in extended.items():
@@ -881,8 +997,7 @@ _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 # --------------------------------------------------------------------------- body text
 
 
-def _parse_body(raw: bytes, raw_limit: int, text_limit: int,
-                top: tuple[Message, int | None] | None) -> Body:
+def _parse_body(raw: bytes, raw_limit: int, text_limit: int, top: tuple[Message, int | None] | None) -> Body:
     try:
         raw_limit = max(0, raw_limit)
         data = raw[:raw_limit]
@@ -901,8 +1016,8 @@ class _Choice:
 
     def __init__(self, shown: str = "", html: str | None = None, cut: bool = False) -> None:
         self.shown = shown  # the preferred part's text
-        self.html = html    # the converted text/html alternative, when the preferred part is plain
-        self.cut = cut      # text_limit cut the preferred part's (or the alternative's) text
+        self.html = html  # the converted text/html alternative, when the preferred part is plain
+        self.cut = cut  # text_limit cut the preferred part's (or the alternative's) text
 
 
 def _choose(leaves: Iterable[_Leaf], text_limit: int) -> _Choice:
@@ -952,10 +1067,11 @@ def _leaf_text(leaf: _Leaf, text_limit: int) -> tuple[str, bool]:
 def _body(choice: _Choice, *, truncated: bool) -> Body:
     shown = choice.shown
     lines = _QuoteLines(shown)
-    candidates = [("text", _strip(lines, cut=True))]
+    text, uncut = _text_and_uncut(lines)
+    candidates = [("text", text)]
     if choice.html is not None:
         candidates.append(("html", strip_quoted(choice.html)))
-    candidates.append(("uncut", _strip(lines, cut=False)))
+    candidates.append(("uncut", uncut))
     candidates.append(("quoted", _quoted_only(lines)))
     readings: list[Reading] = []
     seen: set[str] = set()
@@ -1011,7 +1127,7 @@ def _decode(data: bytes, charset: str | None, partial: bool) -> str:
         except UnicodeDecodeError as exc:
             if partial and exc.end >= len(data) and exc.start >= len(data) - 16:
                 try:
-                    return data[:exc.start].decode(encoding)
+                    return data[: exc.start].decode(encoding)
                 except (LookupError, UnicodeError, ValueError, TypeError):
                     pass
             continue
@@ -1103,14 +1219,16 @@ def _normalise(text: str) -> str:
     stored anywhere (PostgreSQL rejects NUL in text columns).
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub("", text).translate(_INVISIBLE)
+    if text.isascii():  # no invisible character, no surrogate: only the controls go (fast, as bytes)
+        return text.encode("ascii").translate(None, _CONTROL_BYTES).decode("ascii")
+    text = text.translate(_CONTROL_AND_INVISIBLE)
     return _LONE_SURROGATES.sub("\ufffd", text)
 
 
 _INVISIBLE = {
-    0x00A0: " ",   # no-break space
-    0x2007: " ",   # figure space
-    0x202F: " ",   # narrow no-break space (French "a écrit :")
+    0x00A0: " ",  # no-break space
+    0x2007: " ",  # figure space
+    0x202F: " ",  # narrow no-break space (French "a écrit :")
     0x200B: None,  # zero-width space
     0x200C: None,  # zero-width non-joiner
     0x200D: None,  # zero-width joiner
@@ -1123,6 +1241,9 @@ _INVISIBLE = {
     0x061C: None,  # Arabic letter mark
     **{code: None for code in range(0x202A, 0x202F)},  # bidi embeddings and overrides
     **{code: None for code in range(0x2066, 0x206A)},  # bidi isolates
-    0xFF1A: ":",   # full-width colon (CJK input methods)
-    0xFF1D: "=",   # full-width equals sign
+    0xFF1A: ":",  # full-width colon (CJK input methods)
+    0xFF1D: "=",  # full-width equals sign
 }
+_CONTROL_CODES = (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)  # what _CONTROL matches
+_CONTROL_BYTES = bytes(_CONTROL_CODES)
+_CONTROL_AND_INVISIBLE = {**dict.fromkeys(_CONTROL_CODES), **_INVISIBLE}

@@ -32,9 +32,25 @@ def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
     naming an address does not end the text: it is dropped itself and what follows is
     kept. A signature, a header block, an Original Message or forward marker still end it
     (what follows them is a quoted or forwarded mail, never the player's move)."""
+    return _strip_reading(text, cut)[0]
+
+
+def _text_and_uncut(q: _QuoteLines) -> tuple[str, str]:
+    """``(_strip(q, cut=True), _strip(q, cut=False))``: the two differ only when the first
+    pass meets an attribution naming an address (the one place ``cut`` decides), so the
+    second pass is made only then."""
+    text, met = _strip_reading(q, True)
+    return text, (_strip_reading(q, False)[0] if met else text)
+
+
+def _strip_reading(text: str | _QuoteLines, cut: bool) -> tuple[str, bool]:
+    """:func:`_strip`, and whether it met an attribution naming an address followed by
+    unquoted text (where *cut* decides what happens)."""
     q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
     lines = q.lines
+    quoted = q.quoted_flags()
     kept: list[str] = []
+    met = False
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -42,7 +58,7 @@ def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
             kept.append("")
             i += 1
             continue
-        if q.quoted(i):
+        if quoted[i]:
             i += 1
             continue
         if q.cut_kind(i):
@@ -54,6 +70,7 @@ def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
                 i += span  # the quote below goes by the ">" rule
                 continue
             if "@" in attribution:
+                met = True
                 if cut:
                     break
                 i += span
@@ -61,17 +78,17 @@ def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
         if not q.footer(i):
             kept.append(line.rstrip())
         i += 1
-    return _join_lines(kept)
+    return _join_lines(kept), met
 
 
 def _quoted_only(text: str | _QuoteLines) -> str:
     """The ``>``-quoted lines, one level of ``>`` and one space after it removed."""
     q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
     kept = []
-    for i, line in enumerate(q.lines):
-        if q.quoted(i):
+    for line, quoted in zip(q.lines, q.quoted_flags(), strict=True):
+        if quoted:
             content = line.lstrip(" \t")[1:]
-            kept.append((content[1:] if content.startswith(" ") else content).rstrip())
+            kept.append((content[1:] if content[:1] == " " else content).rstrip())
     return _join_lines(kept)
 
 
@@ -80,10 +97,11 @@ class _QuoteLines:
     most once (the readings make several passes; a header block looks at the labels
     of the lines after it). Every question costs O(length of the line)."""
 
-    __slots__ = ("lines", "_stripped", "_labels", "_cuts", "_attributions")
+    __slots__ = ("lines", "_quoted", "_stripped", "_labels", "_cuts", "_attributions")
 
     def __init__(self, text: str) -> None:
         self.lines = _lines(text)
+        self._quoted: list[bool] | None = None
         self._stripped: dict[int, str] = {}
         self._labels: dict[int, str] = {}
         self._cuts: dict[int, str | None] = {}
@@ -100,7 +118,15 @@ class _QuoteLines:
         return not line or line.isspace()
 
     def quoted(self, i: int) -> bool:
-        return _QUOTED.match(self.lines[i]) is not None
+        return self.quoted_flags()[i]
+
+    def quoted_flags(self) -> list[bool]:
+        """For each line: is it ``>``-quoted? (Computed once, for all lines: every reading asks.)"""
+        flags = self._quoted
+        if flags is None:
+            match = _QUOTED.match
+            flags = self._quoted = [match(line) is not None for line in self.lines]
+        return flags
 
     def label(self, i: int) -> str:
         found = self._labels.get(i)
@@ -234,12 +260,12 @@ def _ends_with(text: str, verb: str, aux: str = "", *, space_before_colon: bool 
     rest = text[:-1].rstrip() if space_before_colon else text[:-1]
     if not rest.endswith(verb):
         return False
-    rest = rest[:-len(verb)]
+    rest = rest[: -len(verb)]
     if aux:
         trimmed = rest.rstrip()
         if len(trimmed) == len(rest) or not trimmed.endswith(aux):
             return False
-        rest = trimmed[:-len(aux)]
+        rest = trimmed[: -len(aux)]
     # rest is the opener, a space, at least one character, a space
     return len(rest) >= 5 and rest[2].isspace() and rest[-1].isspace()
 
@@ -251,7 +277,7 @@ def _has_word_then_colon(text: str, word: str) -> bool:
     at = text.find(word, 5)
     while at >= 0:
         after = at + len(word)
-        if text[at - 1].isspace() and not (text[after:after + 1].isalnum() or text[after:after + 1] == "_"):
+        if text[at - 1].isspace() and not (text[after : after + 1].isalnum() or text[after : after + 1] == "_"):
             return after <= len(text) - 1
         at = text.find(word, at + 1)
     return False
@@ -261,9 +287,33 @@ def _has_word_then_colon(text: str, word: str) -> bool:
 # "W dniu ... napisał:", "..., Referee <r@x> написал:"): a line (or up to three) ending in
 # one of these verbs and a colon, with a digit (its date); plain string tests.
 _ATTRIBUTION_VERBS = (
-    "wrote", "schrieb", "geschrieben", "écrit", "escribió", "schreef", "scritto", "escreveu", "skrev", "napisał",
-    "napisała", "napisał(a)", "napsal", "napsala", "napísal", "написал", "написала", "написал(а)", "kirjoitti",
-    "írta", "yazdı", "έγραψε", "scrise", "写道", "寫道", "が書きました", "님이 작성",
+    "wrote",
+    "schrieb",
+    "geschrieben",
+    "écrit",
+    "escribió",
+    "schreef",
+    "scritto",
+    "escreveu",
+    "skrev",
+    "napisał",
+    "napisała",
+    "napisał(a)",
+    "napsal",
+    "napsala",
+    "napísal",
+    "написал",
+    "написала",
+    "написал(а)",
+    "kirjoitti",
+    "írta",
+    "yazdı",
+    "έγραψε",
+    "scrise",
+    "写道",
+    "寫道",
+    "が書きました",
+    "님이 작성",
 )
 
 
@@ -271,7 +321,7 @@ def _generic_attribution(text: str) -> bool:
     if not text.endswith(":"):
         return False
     rest = text[:-1].rstrip().lower()
-    return len(rest) > 8 and any(rest.endswith(verb) for verb in _ATTRIBUTION_VERBS)
+    return len(rest) > 8 and rest.endswith(_ATTRIBUTION_VERBS)
 
 
 _ATTRIBUTION_RULES = {
@@ -295,26 +345,91 @@ _ORIGINAL = re.compile(
     r"|Orijinal İleti|Orijinal Mesaj|Αρχικό μήνυμα|原始邮件|原始郵件|元のメッセージ|원본 메시지)\s*+-{2,}+$",
     re.IGNORECASE,
 )
-_FORWARDED = re.compile(
-    r"(?:-{2,}+\s*+Forwarded message\s*+-{2,}+|Begin forwarded message:)$", re.IGNORECASE
-)
+_FORWARDED = re.compile(r"(?:-{2,}+\s*+Forwarded message\s*+-{2,}+|Begin forwarded message:)$", re.IGNORECASE)
 _UNDERSCORES = re.compile(r"_{20,}+$")
 _LABEL = re.compile(r"\s*+\*?([^\W\d_]++(?: [^\W\d_]++)?+)\s?\*?:")
 # The labels of a quoted mail's header block (Outlook and the clients that copy it), by language.
-_FROM_LABELS = frozenset({
-    "from", "von", "de", "från", "fra", "od", "от", "van", "da", "kimden", "lähettäjä", "feladó",
-    "差出人", "发件人", "寄件者", "보낸 사람", "από",
-})
+_FROM_LABELS = frozenset(
+    {
+        "from",
+        "von",
+        "de",
+        "från",
+        "fra",
+        "od",
+        "от",
+        "van",
+        "da",
+        "kimden",
+        "lähettäjä",
+        "feladó",
+        "差出人",
+        "发件人",
+        "寄件者",
+        "보낸 사람",
+        "από",
+    }
+)
 _FOOTER_INITIALS = frozenset("SsGg")
-_SENT_LABELS = frozenset({
-    "sent", "date", "gesendet", "datum", "envoyé", "enviado", "fecha", "enviado el", "enviada em", "enviado em",
-    "skickat", "sendt", "wysłano", "data", "odesláno", "odoslané", "отправлено", "дата", "verzonden", "inviato",
-    "gönderildi", "tarih", "lähetetty", "elküldve", "送信日時", "发送时间", "日期", "傳送時間", "보낸 날짜", "στάλθηκε",
-})
-_SUBJECT_LABELS = frozenset({
-    "subject", "betreff", "objet", "asunto", "ämne", "emne", "temat", "předmět", "predmet", "тема", "onderwerp",
-    "oggetto", "konu", "aihe", "tárgy", "assunto", "件名", "主题", "主旨", "제목", "θέμα",
-})
+_SENT_LABELS = frozenset(
+    {
+        "sent",
+        "date",
+        "gesendet",
+        "datum",
+        "envoyé",
+        "enviado",
+        "fecha",
+        "enviado el",
+        "enviada em",
+        "enviado em",
+        "skickat",
+        "sendt",
+        "wysłano",
+        "data",
+        "odesláno",
+        "odoslané",
+        "отправлено",
+        "дата",
+        "verzonden",
+        "inviato",
+        "gönderildi",
+        "tarih",
+        "lähetetty",
+        "elküldve",
+        "送信日時",
+        "发送时间",
+        "日期",
+        "傳送時間",
+        "보낸 날짜",
+        "στάλθηκε",
+    }
+)
+_SUBJECT_LABELS = frozenset(
+    {
+        "subject",
+        "betreff",
+        "objet",
+        "asunto",
+        "ämne",
+        "emne",
+        "temat",
+        "předmět",
+        "predmet",
+        "тема",
+        "onderwerp",
+        "oggetto",
+        "konu",
+        "aihe",
+        "tárgy",
+        "assunto",
+        "件名",
+        "主题",
+        "主旨",
+        "제목",
+        "θέμα",
+    }
+)
 _BLOCK_START_LABELS = _FROM_LABELS | _SENT_LABELS
 _BLOCK_INITIALS = frozenset("".join({label[0] + label[0].upper() for label in _BLOCK_START_LABELS}) + "*")
 _FOOTER = re.compile(

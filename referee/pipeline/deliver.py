@@ -11,7 +11,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, update
 
 from referee.pipeline import BATCH
 from referee.store.db import Store
@@ -39,45 +39,62 @@ class Delivery:
         self.max_attempts = max_attempts
 
     def flush(self, now: datetime) -> tuple[int, int]:
-        """Deliver due outbox mail; returns (sent, failed attempts)."""
+        """Deliver due outbox mail; returns (sent, failed attempts).
+
+        Per batch: one SELECT of what is due, the deliveries, one sync of the transport,
+        then one executemany UPDATE of the rows sent (and one UPDATE per failure)."""
         sent = errors = 0
+        table = Outbox.__table__
+        mark_sent = (
+            update(table)
+            .where(table.c.id == bindparam("b_id"))
+            .values(status="sent", sent_at=now, attempts=bindparam("b_attempts"))
+        )
         while True:
             with self.store.unit_of_work() as session:
-                rows = session.scalars(
-                    select(Outbox)
+                rows = session.execute(
+                    select(Outbox.id, Outbox.to_addr, Outbox.message, Outbox.dedupe_key, Outbox.attempts)
                     .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
                     .order_by(Outbox.id)
                     .limit(BATCH)
                 ).all()
                 if not rows:
                     return sent, errors
+                done: list[dict[str, Any]] = []
+                failed: list[dict[str, Any]] = []
                 for row in rows:
-                    row.attempts += 1
+                    attempts = row.attempts + 1
                     try:
                         self.outbox.deliver(row.to_addr, row.message, row.dedupe_key, durable=False)
                     except Exception as exc:
                         errors += 1
-                        self._failed(row, exc, now)
+                        failed.append(self._failed(row, attempts, exc, now))
                         continue
-                    row.status, row.sent_at = "sent", now
+                    done.append({"b_id": row.id, "b_attempts": attempts})
                     sent += 1
                 self.outbox.sync()  # the batch is durable at the transport before it is marked sent
+                connection = session.connection()
+                if done:
+                    connection.execute(mark_sent, done)
+                for values in failed:
+                    connection.execute(update(table).where(table.c.id == values.pop("id")).values(**values))
 
-    def _failed(self, row: Outbox, exc: Exception, now: datetime) -> None:
-        row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
-        if row.attempts >= self.max_attempts:
-            row.status = "failed"
-            log.error(
-                "outbox %s to %s: giving up after %d attempts: %s", row.id, row.to_addr, row.attempts, row.last_error
-            )
-            return
-        delay = RETRY_DELAYS[min(row.attempts - 1, len(RETRY_DELAYS) - 1)]
-        row.next_attempt_at = now + timedelta(seconds=delay)
+    def _failed(self, row: Any, attempts: int, exc: Exception, now: datetime) -> dict[str, Any]:
+        """What a failed attempt changes in the row: the error, and the next attempt or the end."""
+        last_error = f"{type(exc).__name__}: {exc}"[:2000]
+        values: dict[str, Any] = {"id": row.id, "attempts": attempts, "last_error": last_error}
+        if attempts >= self.max_attempts:
+            values["status"] = "failed"
+            log.error("outbox %s to %s: giving up after %d attempts: %s", row.id, row.to_addr, attempts, last_error)
+            return values
+        delay = RETRY_DELAYS[min(attempts - 1, len(RETRY_DELAYS) - 1)]
+        values["next_attempt_at"] = now + timedelta(seconds=delay)
         log.warning(
             "outbox %s to %s: attempt %d failed (%s); retry at %s",
             row.id,
             row.to_addr,
-            row.attempts,
-            row.last_error,
-            iso(row.next_attempt_at),
+            attempts,
+            last_error,
+            iso(values["next_attempt_at"]),
         )
+        return values

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from referee.pipeline import BATCH
@@ -115,7 +115,10 @@ class Ingest:
         )
 
     def _store(self, mails: list[_Mail], now: datetime) -> list[tuple[_Mail, bool]]:
-        """Store a batch in one transaction; ``(mail, is_duplicate)`` for each mail stored."""
+        """Store a batch in one transaction; ``(mail, is_duplicate)`` for each mail stored.
+
+        Plain INSERTs sent together (one executemany for the new mails, one for the
+        duplicates), in the order of the batch, so the ids follow arrival order."""
         if not mails:
             return []
         done: list[tuple[_Mail, bool]] = []
@@ -129,8 +132,9 @@ class Ingest:
                 )
             }
             self._log_collisions(session, mails, known)
-            originals: dict[str, Inbound] = {}
-            duplicates: list[tuple[_Mail, Inbound | int]] = []
+            originals: list[dict[str, Any]] = []
+            in_batch: set[str] = set()
+            duplicates: list[tuple[_Mail, int | str]] = []  # the original's id, or its digest (this batch)
             for mail in mails:
                 if mail.digest in known:
                     row_id, source = known[mail.digest]
@@ -138,44 +142,58 @@ class Ingest:
                         done.append((mail, False))  # stored before a crash; only the move is left
                     else:
                         duplicates.append((mail, row_id))
-                elif mail.digest in originals:
-                    duplicates.append((mail, originals[mail.digest]))
+                elif mail.digest in in_batch:
+                    duplicates.append((mail, mail.digest))
                 else:
-                    row = Inbound(
-                        dedupe_key=mail.digest,
-                        message_id=mail.message_id,
-                        source=bounded(mail.item.key, 500),
-                        raw=mail.raw,
-                        received_at=mail.item.delivered_at,
-                        status="pending",
-                        attempts=0,
-                        sender=mail.sender,
+                    originals.append(
+                        {
+                            "dedupe_key": mail.digest,
+                            "message_id": mail.message_id,
+                            "source": bounded(mail.item.key, 500),
+                            "raw": mail.raw,
+                            "received_at": mail.item.delivered_at,
+                            "status": "pending",
+                            "attempts": 0,
+                            "sender": mail.sender,
+                        }
                     )
-                    session.add(row)
-                    originals[mail.digest] = row
+                    in_batch.add(mail.digest)
                     done.append((mail, False))
-            if duplicates:
-                session.flush()  # the originals of this batch get their ids
+            connection = session.connection()
+            if originals:
+                connection.execute(insert(Inbound.__table__), originals)
+            if not duplicates:
+                return done
+            ids = {}
+            pending_digests = {original for _, original in duplicates if isinstance(original, str)}
+            if pending_digests:  # the originals of this batch have their ids now
+                ids = dict(
+                    session.execute(
+                        select(Inbound.dedupe_key, Inbound.id).where(Inbound.dedupe_key.in_(pending_digests))
+                    ).all()
+                )
+            rows = []
             for mail, original in duplicates:
-                original_id = original if isinstance(original, int) else original.id
+                original_id = ids[original] if isinstance(original, str) else original
                 log.info("ingest: %s is a duplicate of inbound %s; not processed again", mail.item.key, original_id)
-                session.add(
-                    Inbound(
-                        dedupe_key=None,
-                        duplicate_of=original_id,
-                        message_id=mail.message_id,
-                        source=bounded(mail.item.key, 500),
-                        raw=b"",  # the original holds the content
-                        received_at=mail.item.delivered_at,
-                        status="ignored",
-                        rule="duplicate",
-                        note=f"duplicate: the same mail as inbound {original_id}, delivered again; not processed",
-                        attempts=0,
-                        sender=mail.sender,
-                        processed_at=now,
-                    )
+                rows.append(
+                    {
+                        "dedupe_key": None,
+                        "duplicate_of": original_id,
+                        "message_id": mail.message_id,
+                        "source": bounded(mail.item.key, 500),
+                        "raw": b"",  # the original holds the content
+                        "received_at": mail.item.delivered_at,
+                        "status": "ignored",
+                        "rule": "duplicate",
+                        "note": f"duplicate: the same mail as inbound {original_id}, delivered again; not processed",
+                        "attempts": 0,
+                        "sender": mail.sender,
+                        "processed_at": now,
+                    }
                 )
                 done.append((mail, True))
+            connection.execute(insert(Inbound.__table__), rows)
         return done
 
     @staticmethod

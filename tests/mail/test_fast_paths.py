@@ -1,0 +1,283 @@
+"""The fast paths of the inbound and outbound mail code give exactly what the slower code
+they stand in for gives: the stdlib's header parser, ``getaddresses``, quoted-printable
+encoder, the HMAC signature, Jinja's attribute lookup, the two-pass quote stripping.
+Each is compared on random input built from the pieces that make the cases differ."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import random
+from datetime import datetime, timezone
+from email import policy, quoprimime
+from email.parser import BytesHeaderParser
+from email.utils import getaddresses
+from pathlib import Path
+
+import pytest
+from jinja2 import Environment, StrictUndefined, UndefinedError
+
+from referee.mail import tokens
+from referee.mail.compose import _QP_MAP, _qp_body, compose
+from referee.mail.parse import (
+    _CONTROL,
+    _INVISIBLE,
+    _LONE_SURROGATES,
+    _head_message,
+    _normalise,
+    _simple_addresses,
+    _unfold,
+    parse_message,
+)
+from referee.mail.quotes import _strip, _text_and_uncut, _QuoteLines
+from referee.render import environment
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _model(msg):
+    return msg._headers, msg._unixfrom, msg._payload, [(type(d), str(d)) for d in msg.defects]
+
+
+def _stdlib_head(data: bytes):
+    return _model(BytesHeaderParser(policy=policy.compat32).parsebytes(data))
+
+
+HEAD_PIECES = [
+    b"From ",
+    b"From: a@b",
+    b"Subject: x",
+    b" cont",
+    b"\tcont",
+    b":bad",
+    b"X-H:",
+    b"X-H: v",
+    b"\r\n",
+    b"\n",
+    b"\r",
+    b"body line",
+    b"\xc3\xa9",
+    b"\xff",
+    b"\x0b",
+    b"\x0c",
+    b"\x1c",
+    b"\x85",
+    b"Na me: v",
+    b"a:b:c",
+    b" ",
+    b"From x\r\n",
+    b"To: <x@y>, z@w",
+    b"=?utf-8?q?x?=",
+    b"\x00",
+    b"--",
+    b"\r\r",
+    b"\n\n",
+]
+
+
+def test_header_block_reads_as_the_stdlib_reads_it() -> None:
+    rnd = random.Random(1)
+    for _ in range(20000):
+        data = b"".join(rnd.choice(HEAD_PIECES) for _ in range(rnd.randint(0, 14)))
+        assert _model(_head_message(data)) == _stdlib_head(data), data
+
+
+def test_header_block_of_real_mails_reads_as_the_stdlib_reads_it() -> None:
+    mails = sorted(CORPUS.glob("*.eml")) + sorted(p for p in FIXTURES.iterdir() if p.is_file())
+    assert mails
+    for path in mails:
+        raw = path.read_bytes()
+        for data in (raw, raw[:300], raw[:1000], raw.replace(b"\n", b"\r\n")):
+            assert _model(_head_message(data)) == _stdlib_head(data), path.name
+
+
+ATEXT = "ABCabcxyz0129!#$%&'*+/=?^_`{|}~-"
+
+
+def _atom(rnd: random.Random) -> str:
+    return "".join(rnd.choice(ATEXT) for _ in range(rnd.randint(1, 4)))
+
+
+def _simple_value(rnd: random.Random) -> str:
+    def address() -> str:
+        local = ".".join(_atom(rnd) for _ in range(rnd.randint(1, 3)))
+        domain = ".".join(
+            "".join(rnd.choice("abZ09-") for _ in range(rnd.randint(1, 4))) for _ in range(rnd.randint(1, 3))
+        )
+        return f"{local}@{domain}"
+
+    def mailbox() -> str:
+        kind = rnd.randint(0, 2)
+        if kind == 0:
+            return address()
+        if kind == 1:
+            return f"<{address()}>"
+        return " ".join(_atom(rnd) for _ in range(rnd.randint(1, 3))) + f" <{address()}>"
+
+    return rnd.choice([",", ", ", " ,", " , "]).join(mailbox() for _ in range(rnd.randint(1, 3)))
+
+
+def test_simple_addresses_read_as_getaddresses_reads_them() -> None:
+    rnd = random.Random(2)
+    for _ in range(20000):
+        value = _unfold(_simple_value(rnd))
+        assert _simple_addresses(value) == getaddresses([value]), value
+
+
+def test_anything_else_is_left_to_getaddresses() -> None:
+    rnd = random.Random(3)
+    pieces = [
+        "a",
+        "B",
+        "x.y",
+        "@",
+        "<",
+        ">",
+        " ",
+        ",",
+        ";",
+        ":",
+        '"',
+        "(",
+        ")",
+        "\\",
+        "[",
+        "]",
+        "é",
+        "..",
+        ".",
+        "p@x.test",
+        "Name <n@x.test>",
+        "=?utf-8?q?x?=",
+    ]
+    for _ in range(30000):
+        value = _unfold("".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 10))))
+        simple = _simple_addresses(value)
+        if simple is not None:  # claimed simple: must be exactly what getaddresses says
+            assert simple == getaddresses([value]), value
+    for value in [
+        '"Smith, J" <j@x.test>',
+        "Dr. Who <w@x.test>",
+        "a@b.test (comment)",
+        "group: a@b.test;",
+        "é <e@x.test>",
+    ]:
+        assert _simple_addresses(value) is None
+
+
+def _old_unfold(value: str) -> str:
+    return _LONE_SURROGATES.sub("\ufffd", _CONTROL.sub("", " ".join(value.split())))
+
+
+def _old_normalise(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _LONE_SURROGATES.sub("\ufffd", _CONTROL.sub("", text).translate(_INVISIBLE))
+
+
+def test_text_clean_up_is_unchanged() -> None:
+    rnd = random.Random(4)
+    alphabet = [chr(c) for c in range(0x80)] + [chr(k) for k in _INVISIBLE] + ["\ud800", "\udcff", "é", "\u2028", "日"]
+    for _ in range(20000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 20)))
+        assert _normalise(text) == _old_normalise(text), repr(text)
+        assert _unfold(text) == _old_unfold(text), repr(text)
+
+
+def test_quoted_printable_is_the_stdlib_encoding() -> None:
+    assert _QP_MAP == [quoprimime._QUOPRI_BODY_ENCODE_MAP[c] for c in range(256)]
+    rnd = random.Random(5)
+    pieces = [
+        "a",
+        "=",
+        " ",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "é",
+        "日",
+        "x" * 70,
+        "y" * 75,
+        "=" * 5,
+        "\x00",
+        "\x0b",
+        "\x85",
+        "~",
+        "-- ",
+        "z" * 150,
+    ]
+    for _ in range(20000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 30)))
+        data = text.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
+        assert _qp_body(data) == quoprimime.body_encode(data.decode("latin-1"), maxlinelen=76, eol="\r\n"), repr(text)
+
+
+def test_a_long_ascii_line_goes_quoted_printable_and_comes_back() -> None:
+    text = (
+        "Dear Player 0,\n\n"
+        + "You may still choose Gold 5, Silver 5, Black 5 more times as the winning colour. " * 3
+        + "\n"
+    )
+    data = compose(
+        from_addr="referee@league.test",
+        from_name="Referee",
+        to_addr="p@players.test",
+        to_name="Player 0",
+        reply_to=None,
+        subject="s",
+        text=text,
+        message_id="m@league.test",
+        date=datetime(2026, 12, 1, tzinfo=timezone.utc),
+        loop_value="league.test",
+    )
+    assert b"Content-Transfer-Encoding: quoted-printable" in data
+    assert all(len(line) <= 76 for line in data.split(b"\r\n\r\n", 1)[1].split(b"\r\n"))
+    assert parse_message(data).raw_body == text
+
+
+def test_signature_is_the_full_base32_hmac_cut() -> None:
+    rnd = random.Random(6)
+    for _ in range(500):
+        secret = rnd.randbytes(rnd.randint(1, 40))
+        seat, match, player = rnd.randint(0, 2**31 - 1), f"m{rnd.randint(0, 999)}", f"p{rnd.randint(0, 999)}é"
+        message = f"{seat}\0{match}\0{player}".encode("utf-8")
+        full = base64.b32encode(hmac.new(secret, message, hashlib.sha256).digest()).decode("ascii").lower()
+        assert tokens._signature(secret, seat, match, player) == full[: tokens.SIGNATURE_LENGTH]
+
+
+def test_text_and_uncut_readings_are_the_two_passes() -> None:
+    rnd = random.Random(7)
+    lines = [
+        "ROULETTE",
+        "Gold: 30",
+        "",
+        "> quoted",
+        ">",
+        "On Tue, 1 Dec 2026 at 18:00, Ref <r@x.test> wrote:",
+        "On Tue, 1 Dec 2026, Referee wrote:",
+        "-- ",
+        "Sent from my iPhone",
+        "From: Referee <r@x.test>",
+        "Sent: Tuesday 1",
+        "Subject: Round 1",
+        "-----Original Message-----",
+        "  indented",
+        "Am 1. Dez. 2026 schrieb x:",
+    ]
+    for _ in range(5000):
+        text = "\n".join(rnd.choice(lines) for _ in range(rnd.randint(0, 12)))
+        assert _text_and_uncut(_QuoteLines(text)) == (_strip(text, cut=True), _strip(text, cut=False)), text
+
+
+def test_dict_lookups_in_templates_are_jinjas() -> None:
+    ours = environment()
+    plain = Environment(undefined=StrictUndefined)
+    source = "{{ d.a }} {{ d['a'] }} {{ d.items is defined }} {{ d.get('a') }} {{ n.x }} {{ d.keys is callable }}"
+    ctx = {"d": {"a": 1, "items": "shadow", "get": "g", "keys": "k"}, "n": type("N", (), {"x": 5})()}
+    assert ours.from_string(source).render(**ctx) == plain.from_string(source).render(**ctx)
+    with pytest.raises(UndefinedError):
+        ours.from_string("{{ d.missing }}").render(d={})
+    with pytest.raises(UndefinedError):
+        ours.from_string("{{ d.missing.deeper }}").render(d={})
