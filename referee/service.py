@@ -17,7 +17,7 @@ Nothing here reads the clock: every entry point takes ``now``.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
@@ -37,6 +37,8 @@ __all__ = ["BATCH", "MATCH_CONTEXT", "Referee", "TickReport", "replay"]
 
 log = logging.getLogger("referee")
 
+CLEAN_TMP_EVERY = timedelta(hours=1)
+
 
 class Referee:
     def __init__(
@@ -54,6 +56,7 @@ class Referee:
         self.notices = Notices(config)
         self.clock = Clock(store, self.book, self.notices)
         self.judge = Judge(store, config, self.book, self.notices, self.clock)
+        self._tmp_cleaned: datetime | None = None  # when the Maildirs' tmp/ were last cleaned
 
     @classmethod
     def with_maildirs(cls, store: Store, config: ServiceConfig) -> Referee:
@@ -128,7 +131,11 @@ class Referee:
     # ------------------------------------------------------------------ housekeeping
 
     def _clean_tmp(self, now: datetime) -> None:
-        """Leftovers of interrupted deliveries in the Maildirs' tmp/ go after a day (Maildir's rule)."""
+        """Leftovers of interrupted deliveries in the Maildirs' tmp/ go after a day (Maildir's rule);
+        looked for once an hour (a per-address outbox has a Maildir per player)."""
+        if self._tmp_cleaned is not None and now - self._tmp_cleaned < CLEAN_TMP_EVERY:
+            return
+        self._tmp_cleaned = now
         for transport in (self.inbox, self.outbox):
             clean = getattr(transport, "clean_tmp", None)
             if clean is None:

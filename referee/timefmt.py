@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 
 def local_time(dt: datetime, tz: str) -> str:
     """``Tue 1 Dec 2026, 19:00 CET (18:00 UTC)``; plain UTC when the zone is UTC."""
-    utc = dt.astimezone(timezone.utc)
+    return _local_time(dt.astimezone(timezone.utc), tz)
+
+
+@functools.lru_cache(maxsize=4096)  # matches that share a deadline, players who share a zone
+def _local_time(utc: datetime, tz: str) -> str:
     local = utc.astimezone(ZoneInfo(tz))
     text = f"{local:%a} {local.day} {local:%b %Y, %H:%M} {local.tzname()}"
     if local.utcoffset() != timedelta(0) or local.tzname() not in ("UTC", "GMT"):

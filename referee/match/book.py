@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from referee.games import GAMES
 from referee.games.base import SEASON_CHIPS, Game, GameError, State
+from referee.store import rows
 from referee.store.balances import Balances
 from referee.store.models import Event, LedgerEntry, Match, Seat
 from referee.timefmt import iso
@@ -27,6 +28,8 @@ from referee.timefmt import iso
 __all__ = ["MATCH_CONTEXT", "MatchBook", "next_reminder", "replay"]
 
 log = logging.getLogger("referee")
+
+EVENTS = Event.__table__
 
 # Everything a mail about a match needs, loaded with the match instead of one query at a time.
 MATCH_CONTEXT = (selectinload(Match.seats).joinedload(Seat.player), joinedload(Match.season))
@@ -227,17 +230,19 @@ class MatchBook:
         inbound_id: int | None = None,
     ) -> None:
         match.last_event_seq = seq = match.last_event_seq + 1
-        session.add(
-            Event(
-                match_id=match.id,
-                seq=seq,
-                kind=kind,
-                player=player,
-                payload=payload,
-                at=at,
-                step_key=step_key or match.step_key,
-                inbound_id=inbound_id,
-            )
+        rows.add(  # a plain row, written with the batch (referee.store.rows)
+            session,
+            EVENTS,
+            {
+                "match_id": match.id,
+                "seq": seq,
+                "kind": kind,
+                "player": player,
+                "payload": payload,
+                "at": at,
+                "step_key": step_key or match.step_key,
+                "inbound_id": inbound_id,
+            },
         )
 
 

@@ -22,8 +22,11 @@ from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
 from referee.match.book import next_reminder
 from referee.render import render_mail
+from referee.store import rows
 from referee.store.models import Match, Outbox, Player
 from referee.timefmt import duration, local_time
+
+OUTBOX = Outbox.__table__
 
 __all__ = ["Notices", "person"]
 
@@ -123,22 +126,26 @@ class Notices:
             auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
             loop_value=self.loop_value,
         )
-        session.add(
-            Outbox(
-                dedupe_key=dedupe,
-                message_id=message_id,
-                kind=kind,
-                match_id=match.id if match else None,
-                step_key=match.step_key if match else None,
-                step_title=context["step"]["title"] if context["step"] else None,
-                to_addr=player.email,
-                inbound_id=inbound_id,
-                message=data,
-                status="pending",
-                attempts=0,
-                next_attempt_at=at,
-                created_at=at,
-            )
+        rows.add(  # a plain row, written with the batch (referee.store.rows)
+            session,
+            OUTBOX,
+            {
+                "dedupe_key": dedupe,
+                "message_id": message_id,
+                "kind": kind,
+                "match_id": match.id if match else None,
+                "step_key": match.step_key if match else None,
+                "step_title": context["step"]["title"] if context["step"] else None,
+                "to_addr": player.email,
+                "inbound_id": inbound_id,
+                "message": data,
+                "status": "pending",
+                "attempts": 0,
+                "next_attempt_at": at,
+                "created_at": at,
+                "last_error": None,
+                "sent_at": None,
+            },
         )
 
     def context(self, match: Match | None, player: Player) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from referee.pipeline import BATCH
+from referee.pipeline import BATCH, batch_work
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
 from referee.store.db import Store
@@ -116,7 +116,7 @@ class Clock:
             try:
                 # no autoflush: the writes of a batch go out together at commit (the ledger
                 # balances its work reads are kept current in memory: referee.store.balances)
-                with self.store.unit_of_work(autoflush=False) as session:
+                with batch_work(), self.store.unit_of_work(autoflush=False) as session:
                     matches = session.scalars(self.workable(query).limit(BATCH).options(*MATCH_CONTEXT)).all()
                     if not matches:
                         return total

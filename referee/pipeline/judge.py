@@ -26,7 +26,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from referee.pipeline import BATCH
+from referee.pipeline import BATCH, batch_work
 from referee.games import GAMES
 from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, State
 from referee.mail import guards, tokens
@@ -35,6 +35,7 @@ from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.report import TickReport
+from referee.store import rows
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
 from referee.timefmt import local_time
 
@@ -157,7 +158,7 @@ class Judge:
             batch = TickReport()
             failing: int | None = None  # the id of the mail in hand
             try:
-                with self.store.unit_of_work(autoflush=False) as session:
+                with batch_work(), self.store.unit_of_work(autoflush=False) as session:
                     query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
                     if before is not None:
                         query = query.where(Inbound.received_at < before)
@@ -408,7 +409,7 @@ class _SeatMail:
         match, session = self.match, self.session
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
         if self.judge_.clock.close_until(session, match, self.row.received_at):
-            session.flush()  # the late-reply check below reads the closing events
+            rows.flush(session)  # the late-reply check below reads the closing events
         if match.status != "running":
             return self.reject("This match is over; nothing more can be submitted.")
         late = self._stale_reply() if self.game.game_type.dynamics == SEQUENTIAL else self._late_reply()

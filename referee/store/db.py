@@ -14,6 +14,8 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, sessionmaker
 
+from referee.store import rows
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
@@ -52,6 +54,7 @@ class Store:
         self.url = url
         self.engine = make_engine(url, echo=echo)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        rows.install(self._sessions)  # rows added as plain dicts go out before each flush and commit
 
     @contextmanager
     def unit_of_work(self, *, autoflush: bool = True) -> Iterator[Session]:

@@ -19,7 +19,7 @@ from referee.store.balances import balances_of
 from referee.store.models import Event, Inbound, LedgerEntry, Match
 from tests.service import countdown
 
-from .harness import SEASON, START, World, outbox_rows
+from .harness import DAY, SEASON, START, World, outbox_rows
 
 HOUR = timedelta(hours=1)
 TURN = 12 * HOUR  # Countdown's turn length
@@ -279,3 +279,21 @@ def test_an_unknown_option_is_refused_with_the_ones_the_game_knows(tmp_path, db_
 
     with pytest.raises(ConfigError, match="allowed: pile"):
         World(tmp_path, db_url, season(options={"pyle": 4}))
+
+
+def test_stale_files_in_the_maildirs_tmp_go_once_an_hour(tmp_path, sqlite_store, countdown_game):
+    import os
+
+    w = World(tmp_path / "w", sqlite_store.url, season())
+    try:
+        w.tick(START)
+        stale = w.config.mail.inbox / "tmp" / "1.M1P1Q1.host"
+        stale.write_bytes(b"half a delivery")
+        old = (START - 2 * DAY).timestamp()
+        os.utime(stale, (old, old))
+        w.tick(START + timedelta(minutes=1))  # looked for at most once an hour
+        assert stale.exists()
+        w.tick(START + HOUR)
+        assert not stale.exists()
+    finally:
+        w.store.dispose()
