@@ -349,3 +349,133 @@ def profile_breakdown(stats) -> str:
         if calls:
             rows.append((label, calls, seconds, 100 * seconds / total))
     return table(rows, ("where (inclusive; rows overlap)", "calls", "s", "% of profiled"))
+
+
+# ----------------------------------------------------------------------------- a database URL (--url)
+#
+# Added for ``bench_close.py --url``: the world's database may be a scratch database on a
+# PostgreSQL server instead of the SQLite file. The scratch database is created on the
+# server the URL names (CREATE DATABASE, connected to the URL's own database), migrated
+# exactly as ``referee init`` migrates (``Store.migrate``: Alembic to head) and dropped
+# afterwards (also when the run fails).
+
+
+def is_sqlite_url(url: str | None) -> bool:
+    return url is None or url.startswith("sqlite")
+
+
+def _pg_admin(url: str):
+    from sqlalchemy import create_engine
+
+    return create_engine(url, isolation_level="AUTOCOMMIT")
+
+
+def database_url(url: str, name: str) -> str:
+    """``url`` with its database replaced by ``name`` (password kept)."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(database=name).render_as_string(hide_password=False)
+
+
+def create_database(admin_url: str, name: str, *, template: str | None = None) -> str:
+    """CREATE DATABASE ``name`` (a copy of ``template`` when given) on the server of
+    ``admin_url``; returns its URL. A template must have no open connection."""
+    from sqlalchemy import text
+
+    engine = _pg_admin(admin_url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")))
+    finally:
+        engine.dispose()
+    return database_url(admin_url, name)
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    from sqlalchemy import text
+
+    engine = _pg_admin(admin_url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def scratch_databases(admin_url: str | None, prefix: str = "referee_bench") -> Iterator["ScratchDatabases"]:
+    """Scratch databases on the PostgreSQL server of ``admin_url``, all dropped at the end;
+    with a SQLite URL or None, nothing (worlds keep their SQLite file)."""
+    scratch = ScratchDatabases(None if is_sqlite_url(admin_url) else admin_url, prefix)
+    try:
+        yield scratch
+    finally:
+        scratch.drop_all()
+
+
+class ScratchDatabases:
+    def __init__(self, admin_url: str | None, prefix: str):
+        import uuid
+
+        self.admin_url = admin_url
+        self.prefix = f"{prefix}_{uuid.uuid4().hex[:8]}"
+        self.names: list[str] = []
+
+    def new(self, label: str, *, template: str | None = None) -> str | None:
+        """A fresh database (a copy of the database ``template`` when given): its URL, or
+        None on SQLite."""
+        if self.admin_url is None:
+            return None
+        name = f"{self.prefix}_{label}"
+        url = create_database(self.admin_url, name, template=template)
+        self.names.append(name)
+        return url
+
+    def drop_all(self) -> None:
+        while self.names:
+            drop_database(self.admin_url, self.names.pop())
+
+
+def new_world_on(folder: Path, database: str | None) -> World:
+    """``new_world``, on ``database`` (a URL; None: the SQLite file in ``folder``),
+    migrated as ``referee init`` migrates."""
+    write_config(folder)
+    if database is not None:
+        _set_database(folder, database)
+    config = load_service_config(folder / "referee.toml")
+    store = Store(config.database)
+    store.migrate()
+    return World(folder, config, store)
+
+
+def copy_world_on(src: Path, dst: Path, scratch: ScratchDatabases, label: str) -> None:
+    """``copy_world``; on PostgreSQL the database is copied too (CREATE DATABASE ... TEMPLATE:
+    nothing may be connected to the source meanwhile)."""
+    copy_world(src, dst)
+    database = load_service_config(src / "referee.toml").database
+    if not is_sqlite_url(database):
+        from sqlalchemy.engine import make_url
+
+        _set_database(dst, scratch.new(label, template=make_url(database).database))
+        settle()
+
+
+def _set_database(folder: Path, database: str) -> None:
+    import json  # a JSON string is a TOML basic string
+
+    path = folder / "referee.toml"
+    lines = path.read_text().splitlines(keepends=True)
+    lines = [f"database = {json.dumps(database)}\n" if line.startswith("database =") else line for line in lines]
+    path.write_text("".join(lines))
+
+
+def database_version(store: Store) -> str:
+    """``SQLite 3.x`` or the server's ``PostgreSQL 15.x``."""
+    import sqlite3
+
+    from sqlalchemy import text
+
+    if store.url.startswith("sqlite"):
+        return f"SQLite {sqlite3.sqlite_version} file"
+    with store.engine.connect() as conn:
+        return "PostgreSQL " + str(conn.execute(text("show server_version")).scalar())

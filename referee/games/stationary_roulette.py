@@ -22,15 +22,28 @@ State (plain JSON data)::
     black_lost     {player: chips lost to Black takes, for the 100-chip cap}
     roulettes      {player: [roulette prepared in round i, or None when missed]}
     pending        {player: {"roulette": roulette | None, "bet": bet | None}}
-    history        [settlement record of round 0, 1, ...]
+    history        [settlement record of round 0, 1, ...]: the last one in full (what the
+                   round's mails show), the earlier ones compact, see below
     transfers      chip movements, see :func:`referee.games.base.transfer`
     result         None while the match runs, else the fields of :class:`Result`
 
 A roulette is ``{"winning": colour, "points": {colour: n}}``; a bet is ``{colour: n}``.
+
+A settlement record in full (``_Settlement.entry``) says everything a round's result mail
+shows. When the next round is settled it is kept compact: ``round``, ``prepared``,
+``roulettes`` (``[{"preparer", "bet", "bet_missed"}]``) and ``chips_before`` (the chips the
+settlement was judged on), which with the roulettes and the record before it are all the
+settlement read, so the archive (``view(state, None)``) rebuilds the full record by
+settling the round again (:func:`_settled_records`). So a state grows by a few hundred
+bytes a round (some 6 KB after round 10 instead of 15 KB), not by a whole record, and
+its copies, loads and stores cost little more in round 10 than in round 1. A state
+stored when every record was kept in full reads the same; its records stay as they are
+but the last, which becomes compact when the next round is settled.
 """
 
 from __future__ import annotations
 
+import marshal
 import random
 import re
 from collections.abc import Sequence
@@ -92,6 +105,17 @@ NO_BET: dict[str, int] = {colour: 0 for colour in COLOURS}
 VICTORY_POINTS = {"win": 1.0, "loss": 0.0, "draw": 0.5}
 
 
+def _copy(data: Any) -> Any:
+    """A deep copy of plain data that shares no dict or list with it (every move, deadline
+    and view makes one). A marshal round trip: about twice as fast as the pickle one of
+    :func:`referee.games.base.clone` on a match state; what marshal cannot write (not
+    plain data) goes through ``clone``."""
+    try:
+        return marshal.loads(marshal.dumps(data))
+    except ValueError:
+        return clone(data)
+
+
 # --------------------------------------------------------------------------- rules
 
 
@@ -116,6 +140,17 @@ def uses_left(roulettes: Sequence[dict[str, Any] | None]) -> dict[str, int]:
         if roulette is not None:
             used[roulette["winning"]] += 1
     return {colour: MAX_WINNING_COLOUR_USES - n for colour, n in used.items()}
+
+
+def uses_left_after_each(roulettes: Sequence[dict[str, Any] | None]) -> list[dict[str, int]]:
+    """``[uses_left(roulettes[:n]) for n in range(len(roulettes) + 1)]``, in one pass."""
+    left = {colour: MAX_WINNING_COLOUR_USES for colour in COLOURS}
+    out = [dict(left)]
+    for roulette in roulettes:
+        if roulette is not None:
+            left[roulette["winning"]] -= 1
+        out.append(dict(left))
+    return out
 
 
 def roulette_problems(roulette: dict[str, Any], left: dict[str, int]) -> list[str]:
@@ -636,6 +671,12 @@ def _opponent(state: State, player: str) -> str:
     return str(b if player == a else a)
 
 
+def _last_record(state: State) -> dict[str, Any]:
+    """The last settled round's record, in full (as the settlement keeps it)."""
+    last: dict[str, Any] = state["history"][-1]
+    return last if "chips_before" not in last else _settled_records(state)[-1]
+
+
 def _bettable(state: State, player: str) -> dict[str, Any] | None:
     """The roulette ``player`` bets on this round: the opponent's from last round."""
     round_no = state["round"]
@@ -650,6 +691,69 @@ def _nothing_to_bet(state: State) -> str:
         return "There is nothing to bet on in the preparation phase; betting starts in round 1."
     missed_in = "the preparation phase" if state["round"] == 1 else f"round {state['round'] - 1}"
     return f"There is nothing to bet on this round: your opponent prepared no roulette in {missed_in}."
+
+
+# --------------------------------------------------------------------------- settlement records
+
+
+def _compact(entry: dict[str, Any]) -> dict[str, Any]:
+    """A settlement record as kept once the next round is settled: what the settlement
+    read that the rest of the state does not keep (see the module docstring). The chips
+    it was judged on are its chips after, given back what it paid and taken what it got."""
+    if "chips_before" in entry:
+        return entry
+    chips = dict(entry["chips"])
+    for payment in entry["payments"]:
+        chips[payment["from"]] += payment["paid"]
+        if payment["to"] in chips:
+            chips[payment["to"]] -= payment["paid"]
+    return {
+        "round": entry["round"],
+        "prepared": entry["prepared"],
+        "roulettes": [
+            {"preparer": r["preparer"], "bet": r["bet"], "bet_missed": r["bet_missed"]} for r in entry["roulettes"]
+        ],
+        "chips_before": chips,
+    }
+
+
+def _settled_records(state: State) -> list[dict[str, Any]]:
+    """Every settled round's record in full, compact ones rebuilt by settling their round
+    again from what it read: the chips it was judged on, the bets, the roulettes and the
+    totals after the round before. The records share data with ``state``: copy them."""
+    records: list[dict[str, Any]] = []
+    for entry in state["history"]:
+        if "chips_before" in entry:
+            entry = _resettle(state, entry, records[-1] if records else None)
+        records.append(entry)
+    return records
+
+
+def _resettle(state: State, compact: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any]:
+    players = state["players"]
+    round_no = compact["round"]
+    roulettes = state["roulettes"]
+    pending = {p: {"roulette": roulettes[p][round_no] if prepares_in(round_no) else None, "bet": None} for p in players}
+    for record in compact["roulettes"]:
+        pending[_opponent(state, record["preparer"])]["bet"] = None if record["bet_missed"] else record["bet"]
+    totals = {key: dict(before[key]) if before else {p: 0 for p in players} for key in _TOTALS}
+    again: State = {
+        "players": players,
+        "round": round_no,
+        "chips": dict(compact["chips_before"]),
+        **totals,
+        "roulettes": {p: roulettes[p][:round_no] for p in players},
+        "pending": pending,
+        "history": [],
+        "transfers": [],
+        "result": None,
+    }
+    _Settlement(again).run()
+    record: dict[str, Any] = again["history"][0]
+    return record
+
+
+_TOTALS = ("points", "black_taken", "black_lost")  # what a settlement adds to (chips: it is judged on live ones)
 
 
 # --------------------------------------------------------------------------- settlement
@@ -699,6 +803,8 @@ class _Settlement:
             black_lost=dict(s["black_lost"]),
             losses=self.losses,
         )
+        if s["history"]:
+            s["history"][-1] = _compact(s["history"][-1])  # only the last round's is kept in full
         s["history"].append(self.entry)
         s["pending"] = {p: {"roulette": None, "bet": None} for p in self.players}
         if s["result"] is None:
@@ -983,7 +1089,7 @@ class StationaryRoulette:
             return Applied(state, False, "A submission is either a ROULETTE or a BET.", changed=False)
         if problem is not None:
             return Applied(state, False, problem, changed=False)
-        new = clone(state)
+        new = _copy(state)
         new["pending"][player][kind] = value
         return Applied(new, True)
 
@@ -1024,7 +1130,7 @@ class StationaryRoulette:
     def apply_timeout(self, state: State) -> State:
         if state["result"] is not None:
             raise GameError("The match is over; there is no round to close.")
-        new = clone(state)
+        new = _copy(state)
         _Settlement(new).run()
         return new
 
@@ -1037,7 +1143,7 @@ class StationaryRoulette:
             n = balances.get(p) if isinstance(balances, dict) else None
             if not _is_int(n) or n < 0:
                 raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")
-        new = clone(state)
+        new = _copy(state)
         new["chips"] = {p: balances[p] for p in state["players"]}
         return new
 
@@ -1047,11 +1153,42 @@ class StationaryRoulette:
         """What ``player`` may know (None: the public archive). Hidden until settled:
         winning colours of unsettled roulettes (also through colour-use counts), the
         opponent's submissions this round (not even whether they exist), the points
-        of roulettes in play (public view only)."""
+        of roulettes in play (public view only).
+
+        A player's view holds what their mails show: the running totals (``standings``)
+        and the last settled round (``last_result``), so it costs the same in every
+        round. The public view adds ``history``, every settled round (the archive)."""
         if player is not None and player not in state["players"]:
             raise GameError(f"{player} is not playing in this match.")
         over = state["result"] is not None
-        history = [self._entry_view(state, entry, player) for entry in state["history"]]
+        settled = state["history"]
+        viewer = None if over else player  # a finished match has nothing personal left
+        # built from references into the state, then copied once: nothing shared leaves
+        view = {
+            "game": self.name,
+            "round": state["round"],
+            "rounds": ROUNDS,
+            "title": round_title(state["round"]),
+            "over": over,
+            "players": list(state["players"]),
+            "you": player,
+            "opponent": None if player is None else _opponent(state, player),
+            "standings": self._standings(state, player),
+            "todo": None if viewer is None else self._todo(state, viewer),
+            "pending": None if viewer is None else self._pending(state, viewer),
+            "in_play": None if viewer is None else self._in_play(state, viewer),
+            "last_result": self._entry_view(state, _last_record(state), player) if settled else None,
+            "final": state["result"],
+        }
+        if player is None:
+            view["history"] = self._history(state)
+        copied: dict[str, Any] = _copy(view)
+        return copied
+
+    @staticmethod
+    def _standings(state: State, player: str | None) -> dict[str, dict[str, Any]]:
+        """The running totals, and the colour uses left as ``player`` may know them: their
+        own from every roulette they prepared, the opponent's from the revealed ones."""
         revealed = max(len(state["history"]) - 1, 0)
         standings = {}
         for p in state["players"]:
@@ -1064,37 +1201,30 @@ class StationaryRoulette:
                 "cap_left": CHIP_CAP - state["black_lost"][p],
                 "uses_left": uses_left(known),
             }
-        viewer = None if over else player  # a finished match has nothing personal left
-        # built from references into the state, then cloned once: nothing shared leaves
-        return clone(
-            {
-                "game": self.name,
-                "round": state["round"],
-                "rounds": ROUNDS,
-                "title": round_title(state["round"]),
-                "over": over,
-                "players": list(state["players"]),
-                "you": player,
-                "opponent": None if player is None else _opponent(state, player),
-                "standings": standings,
-                "todo": None if viewer is None else self._todo(state, viewer),
-                "pending": None if viewer is None else self._pending(state, viewer),
-                "in_play": None if viewer is None else self._in_play(state, viewer),
-                "last_result": history[-1] if history else None,
-                "history": history,
-                "final": state["result"],
-            }
-        )
+        return standings
 
     @staticmethod
     def _entry_view(state: State, entry: dict[str, Any], player: str | None) -> dict[str, Any]:
         """A settled round with each player's remaining colour uses as the viewer may
         know them: their own roulettes including the one just prepared, the
         opponent's only as far as revealed (prepared before that round)."""
-        shown = dict(entry)  # the whole view is cloned once at the end
+        shown = dict(entry)  # the whole view is copied once at the end
         shown["uses_left"] = {
             p: uses_left(state["roulettes"][p][: entry["round"] + (1 if p == player else 0)]) for p in state["players"]
         }
+        return shown
+
+    @staticmethod
+    def _history(state: State) -> list[dict[str, Any]]:
+        """Every settled round for the public view, in full (compact records rebuilt), each
+        with the colour uses revealed by then (the roulettes prepared before it), counted in
+        one pass per player."""
+        left = {p: uses_left_after_each(state["roulettes"][p]) for p in state["players"]}
+        shown = []
+        for entry in _settled_records(state):
+            row = dict(entry)  # the whole view is copied once at the end
+            row["uses_left"] = {p: left[p][min(entry["round"], len(left[p]) - 1)] for p in state["players"]}
+            shown.append(row)
         return shown
 
     @staticmethod
@@ -1114,7 +1244,7 @@ class StationaryRoulette:
 
     @staticmethod
     def _pending(state: State, player: str) -> dict[str, Any]:
-        pending = state["pending"][player]  # view() clones the whole view
+        pending = state["pending"][player]  # view() copies the whole view
         roulette, bet = pending["roulette"], pending["bet"]
         return {
             "roulette": roulette,
@@ -1128,7 +1258,7 @@ class StationaryRoulette:
         """The viewer's own roulette the opponent is betting on this round."""
         if state["round"] == 0:
             return None
-        roulette: dict[str, Any] | None = state["roulettes"][player][state["round"] - 1]  # cloned by view()
+        roulette: dict[str, Any] | None = state["roulettes"][player][state["round"] - 1]  # copied by view()
         return roulette
 
     def audience(self, state: State) -> tuple[str, ...]:
@@ -1136,12 +1266,11 @@ class StationaryRoulette:
         return tuple(state["players"])
 
     def standings(self, state: State) -> list[str]:
-        """One line per player for organizers, from the public view only."""
-        public = self.view(state, None)
+        """One line per player for organizers, from the public view's standings only."""
         return [
             f"{p}: {row['points']} points, {row['chips']} chips, {row['black_taken']} taken through Black "
             f"roulettes, {row['black_lost']} of {CHIP_CAP} lost to Black takes"
-            for p, row in public["standings"].items()
+            for p, row in self._standings(state, None).items()
         ]
 
     def result(self, state: State) -> Result | None:

@@ -18,6 +18,8 @@ from referee.games.stationary_roulette import (
     lead_chips,
     score_roulette,
     single_colour,
+    uses_left,
+    uses_left_after_each,
 )
 
 G = GAME
@@ -80,8 +82,11 @@ def outcome(state: State) -> dict[str, str]:
 
 
 def settled(state: State, round_no: int) -> dict[str, Any]:
-    entry: dict[str, Any] = state["history"][round_no]
-    return entry
+    """The settlement record of a round, in full (the state keeps only the last one so:
+    the archive view rebuilds the others), without the archive's colour-use counts."""
+    entry: dict[str, Any] = G.view(state, None)["history"][round_no]
+    assert entry["round"] == round_no
+    return {k: v for k, v in entry.items() if k != "uses_left"}
 
 
 def roulette_record(state: State, round_no: int, preparer: str) -> dict[str, Any]:
@@ -1083,9 +1088,112 @@ def test_view_after_the_match_has_the_final_result() -> None:
     view = G.view(state, A)
     assert view["over"] is True
     assert view["final"]["outcome"] == {A: "draw", B: "draw"}
-    assert len(view["history"]) == 11
+    assert view["last_result"]["round"] == 10  # the final round, as the last mail shows it
     assert view["todo"] is None
     json.dumps(view)
+    archive = G.view(state, None)
+    assert [entry["round"] for entry in archive["history"]] == list(range(11))  # every settled round
+    json.dumps(archive)
+
+
+def test_a_players_view_holds_the_last_round_not_the_whole_history() -> None:
+    """A mail shows the running totals and the last settled round: a player's view holds
+    those, so it is as large in round 10 as in round 1; the archive holds every round."""
+    state = start()
+    sizes = []
+    for r in range(11):
+        for p in (A, B):
+            if r <= 9:
+                state = submit(state, p, roulette(schedule_colour(r)))
+            if r >= 1:
+                state = submit(state, p, SPLIT)
+        state = G.apply_timeout(state)
+        for p in (A, B):
+            view = G.view(state, p)
+            assert "history" not in view
+            assert view["last_result"]["round"] == r
+            sizes.append(len(json.dumps(view)))
+        assert len(G.view(state, None)["history"]) == r + 1
+    assert max(sizes) < 1.5 * min(sizes[2:]), sizes
+
+
+def test_the_last_result_and_the_archive_count_colour_uses_as_the_viewer_may_know_them() -> None:
+    state = black_siege([0, 10, 20])  # alice prepares Black every round: her uses run down
+    archive = G.view(state, None)
+    for entry in archive["history"]:
+        for p in (A, B):
+            assert entry["uses_left"][p] == uses_left(state["roulettes"][p][: entry["round"]])
+    assert archive["last_result"] == archive["history"][-1]
+    for viewer in (A, B):
+        last = G.view(state, viewer)["last_result"]
+        r = last["round"]
+        assert {k: v for k, v in last.items() if k != "uses_left"} == state["history"][-1]
+        for p in (A, B):
+            # their own roulettes including the one just prepared; the opponent's as far as revealed
+            assert last["uses_left"][p] == uses_left(state["roulettes"][p][: r + (1 if p == viewer else 0)])
+
+
+def varied_round(state: State, r: int) -> State:
+    """Round r of a match with a bit of everything: Black roulettes (alice, rounds 2-3),
+    a missed roulette (bob, round 4, so alice has nothing to bet on in round 5), a missed
+    bet (alice, round 6) and all-in bets (every third round)."""
+    for p in (A, B):
+        if r <= 9 and not (p == B and r == 4):
+            state = submit(state, p, roulette("Black" if p == A and r in (2, 3) else schedule_colour(r)))
+        if G.view(state, p)["todo"]["bet"] is not None and not (p == A and r == 6):
+            state = submit(state, p, bet(gold=40) if r % 3 == 0 else SPLIT)
+    return state
+
+
+def test_the_state_keeps_only_the_last_settlement_record_in_full() -> None:
+    """Earlier records are compact (what their settlement read); the archive rebuilds
+    each in full, exactly as it stood when it was the last one."""
+    state = start()
+    full_records = []
+    for r in range(11):
+        state = G.apply_timeout(G.with_balances(varied_round(state, r), {A: 80 + r, B: 120 - r}))
+        full_records.append(state["history"][-1])
+        assert "payments" in state["history"][-1]
+        for entry in state["history"][:-1]:
+            assert set(entry) == {"round", "prepared", "roulettes", "chips_before"}, entry
+            assert all(set(rec) == {"preparer", "bet", "bet_missed"} for rec in entry["roulettes"])
+    assert G.result(state) is not None
+    assert [settled(state, r) for r in range(11)] == full_records
+    assert len(json.dumps(state)) < 0.5 * len(json.dumps({**state, "history": full_records}))
+
+
+def test_a_state_stored_with_every_record_in_full_reads_and_plays_on_the_same() -> None:
+    """States stored before records were kept compact have every record in full: their
+    views are the same, and the next settlement makes the earlier records compact."""
+    compact = start()
+    for r in range(7):
+        compact = G.apply_timeout(varied_round(compact, r))
+    stored = {**compact, "history": [settled(compact, r) for r in range(7)]}  # every record in full
+    assert all("payments" in entry for entry in stored["history"])
+    for viewer in (A, B, None):
+        assert G.view(stored, viewer) == G.view(compact, viewer)
+    assert G.standings(stored) == G.standings(compact)
+    compact, stored = G.apply_timeout(varied_round(compact, 7)), G.apply_timeout(varied_round(stored, 7))
+    assert stored["history"][:6] == [settled(stored, r) for r in range(6)]  # the older ones stay in full
+    assert stored["history"][6:] == compact["history"][6:]  # the one settled before is compact now
+    for viewer in (A, B, None):
+        assert G.view(stored, viewer) == G.view(compact, viewer)
+
+
+def test_uses_left_after_each_is_uses_left_of_every_prefix() -> None:
+    roulettes = [{"winning": "Black"}, None, {"winning": "Gold"}, {"winning": "Black"}]
+    assert uses_left_after_each(roulettes) == [uses_left(roulettes[:n]) for n in range(len(roulettes) + 1)]
+    assert uses_left_after_each([]) == [uses_left([])]
+
+
+def test_standings_are_the_public_views_standings() -> None:
+    state = black_siege([0, 10])
+    public = G.view(state, None)["standings"]
+    assert G.standings(state) == [
+        f"{p}: {row['points']} points, {row['chips']} chips, {row['black_taken']} taken through Black "
+        f"roulettes, {row['black_lost']} of {CHIP_CAP} lost to Black takes"
+        for p, row in public.items()
+    ]
 
 
 def test_unsettled_roulette_stays_hidden_when_the_match_ends_early() -> None:
@@ -1135,7 +1243,7 @@ def test_cap_and_bankruptcy_in_the_same_settlement_are_a_draw() -> None:
         a_moves = [roulette(a_colour)] + ([] if r == 7 else [SPLIT if alice_black else bet(gold=20, black=20)])
         rounds.append({A: a_moves, B: [roulette(b_colour if r < 7 else "Gold"), b_bet]})
     state = play(rounds, {A: 0, B: 300})
-    assert [state["history"][r]["chips"][A] for r in range(1, 7)] == [20, 0, 20, 0, 20, 0]
+    assert [settled(state, r)["chips"][A] for r in range(1, 7)] == [20, 0, 20, 0, 20, 0]
     assert moved(state, 7) == [(B, A, 10, "Black take"), (A, "LGT", 10, "LGT payment for a Black roulette")]
     assert state["black_lost"][B] == CHIP_CAP
     assert settled(state, 7)["payments"][-1] == {

@@ -240,3 +240,17 @@ def test_live_balances_never_go_below_0_and_replay_identically(data: st.DataObje
         for p in (A, B)
     }
     assert replay(script, chips, balances=balances) == final
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(data=st.data(), chips=chips_strategy)
+def test_the_archive_rebuilds_every_settlement_record_as_it_was(data: st.DataObject, chips: dict[str, int]) -> None:
+    """The state keeps only the last settlement record in full; whatever the play (misses,
+    Black takes, the cap, bankruptcy, live balances), the archive's records are exactly
+    the full records each settlement made."""
+    script, _, balances, final = play_random(data, chips, live=True)
+    made = [replay(script[: k + 1], chips, balances=balances[: k + 1])["history"][-1] for k in range(len(script))]
+    assert all("payments" in record for record in made)
+    archive = [{k: v for k, v in entry.items() if k != "uses_left"} for entry in G.view(final, None)["history"]]
+    assert archive == made
+    assert all("chips_before" in entry for entry in final["history"][:-1])
