@@ -7,9 +7,13 @@ the same Alembic migrations (``referee init``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, sessionmaker
@@ -19,9 +23,19 @@ from referee.store import rows
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
+def json_dumps(value: Any) -> str:
+    """JSON for the JSON columns: orjson's (several times faster on a match state), else the
+    stdlib's for what orjson refuses (integers beyond 64 bits); the same text either way."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # orjson.JSONEncodeError is one
+        return json.dumps(value)
+
+
 def make_engine(url: str, *, echo: bool = False) -> Engine:
+    json_options = {"json_serializer": json_dumps, "json_deserializer": orjson.loads}
     if url.startswith("sqlite"):
-        engine = create_engine(url, echo=echo, connect_args={"timeout": 30})
+        engine = create_engine(url, echo=echo, connect_args={"timeout": 30}, **json_options)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
@@ -44,7 +58,7 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True)
+    return create_engine(url, echo=echo, pool_pre_ping=True, **json_options)
 
 
 class Store:
