@@ -514,3 +514,24 @@ def test_init_escapes_the_database_url(tmp_path, monkeypatch):
     monkeypatch.delenv("REFEREE_CONFIG", raising=False)
     assert main(["init", "--database", 'sqlite:///we"ird {x}.db']) == 0
     assert load_service_config(tmp_path / "referee.toml").database.endswith('we"ird {x}.db')
+
+
+def test_help_imports_nothing_but_the_parser():
+    """`referee --help` (and any usage error) is as cheap as the parser: the commands, the
+    configuration, the database layer, the engines and the templates come later."""
+    code = (
+        "import sys, referee.cli as c\n"
+        "try:\n    c.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('referee.commands', 'referee.config', 'sqlalchemy', 'jinja2', 'referee.games',"
+        " 'logging', 'importlib.metadata') if m in sys.modules]\n"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_the_config_name_is_the_configs():
+    import referee.cli
+    import referee.config
+
+    assert referee.cli.CONFIG_NAME == referee.config.CONFIG_NAME

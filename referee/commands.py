@@ -1,0 +1,286 @@
+"""The ``referee`` subcommands (:mod:`referee.cli` parses the command line and calls them).
+
+Kept apart from the parser so that ``referee --help`` imports none of this: the
+configuration, the database layer and the engines come with the command that uses them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from referee.config import (
+    CONFIG_NAME,
+    ConfigError,
+    ServiceConfig,
+    find_config,
+    load_season,
+    load_service_config,
+    new_secret,
+    parse_instant,
+)
+
+if TYPE_CHECKING:  # the database layer is imported by the commands that use it
+    from referee.store.db import Store
+
+EXAMPLE_CONFIG = """\
+# referee service configuration (see deploy/example-referee.toml for every option)
+database = {database}
+secret = "{secret}"          # signs players' reply addresses: keep it private
+
+[mail]
+address = "referee@example.test"   # our address; players reply to referee+<token>@example.test
+name = "Referee"
+transport = "maildir"
+inbox = "mail/inbox"               # Maildir that receives the referee's mail
+outbox = "mail/outbox"             # outbound mail is delivered here
+per_address = true                 # one Maildir per recipient under outbox/
+
+[service]
+poll_seconds = 30
+"""
+
+
+def _is_database_error(exc: BaseException, kind: str = "SQLAlchemyError") -> bool:
+    """Is ``exc`` one of SQLAlchemy's errors? (Without importing SQLAlchemy for commands
+    that never loaded it: then it cannot be.)"""
+    errors = sys.modules.get("sqlalchemy.exc")
+    return errors is not None and isinstance(exc, getattr(errors, kind))
+
+
+def _database_error_text(exc: BaseException) -> str:
+    """One line: the driver's own message for an operational error, else SQLAlchemy's."""
+    if _is_database_error(exc, "OperationalError"):
+        return " ".join(str(exc.orig).split())  # type: ignore[attr-defined]
+    return str(exc)
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """All or nothing: if the database cannot be set up, what this run created is removed."""
+    from referee.store.db import Store
+
+    path = Path(args.config or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME)
+    created: list[Path] = []  # files and folders this run made, in order
+    store: Store | None = None
+    db_files: list[Path] = []
+    try:
+        if not path.exists():
+            _mkdirs(path.parent, created)
+            # the file holds the secret: readable by its owner only
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            created.append(path)
+            with os.fdopen(fd, "w") as handle:
+                database = json.dumps(args.database or "sqlite:///referee.db")  # a TOML basic string
+                handle.write(EXAMPLE_CONFIG.format(database=database, secret=new_secret()))
+            wrote = True
+        else:
+            wrote = False
+            if args.database:
+                raise ConfigError(f"{path} exists already; set its 'database' key instead of passing --database")
+        config = load_service_config(path)
+        db_file = sqlite_file(config.database)
+        if db_file is not None and not db_file.exists():
+            db_files = [db_file.with_name(db_file.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+        store = Store(config.database)
+        store.migrate()
+        store.dispose()
+        store = None
+        for folder in (config.mail.inbox, config.mail.outbox):
+            if folder is not None:
+                _mkdirs(folder, created)
+    except BaseException:
+        if store is not None:
+            store.dispose()
+        for leftover in db_files:
+            leftover.unlink(missing_ok=True)
+        for made in reversed(created):
+            if made.is_dir():
+                try:
+                    made.rmdir()
+                except OSError:
+                    pass
+            else:
+                made.unlink(missing_ok=True)
+        raise
+    if wrote:
+        print(f"wrote {path} (edit [mail] address before real use)")
+    print(f"database ready: {safe_url(config.database)}")
+    return 0
+
+
+def _mkdirs(folder: Path, created: list[Path]) -> None:
+    """``mkdir -p`` that records the folders it made."""
+    missing = []
+    for parent in [folder, *folder.parents]:
+        if parent.exists():
+            break
+        missing.append(parent)
+    for made in reversed(missing):
+        made.mkdir()
+        created.append(made)
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and in-memory SQLite)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception:
+        return None
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database)
+
+
+def cmd_season_load(args: argparse.Namespace) -> int:
+    from referee.seasons import check_past_starts
+    from referee.seasons import load_season as load_into_store
+
+    spec = load_season(args.file)
+    now = datetime.now(timezone.utc)
+    summary = f"{args.file}: season {spec.key}: {len(spec.players)} players, {len(spec.matches)} matches"
+    store, why = None, f"no {CONFIG_NAME} here"
+    if not args.check:
+        store = open_store(args)[1]
+    elif args.config or os.environ.get("REFEREE_CONFIG") or Path(CONFIG_NAME).exists():
+        try:
+            store = open_store(args)[1]
+        except Exception as exc:  # --check works on the file alone, unless --config names a service
+            if args.config or not (isinstance(exc, ConfigError) or _is_database_error(exc, "OperationalError")):
+                raise
+            why = str(exc) if isinstance(exc, ConfigError) else f"database error: {_database_error_text(exc)}"
+    try:
+        if store is None:  # --check with no database to compare with: every match counts as new
+            warnings = check_past_starts(spec.matches, now, allow_past=args.allow_past)
+        else:
+            changes = load_into_store(store, spec, now, allow_past=args.allow_past, dry_run=args.check)
+    except ConfigError as exc:
+        raise ConfigError(f"{args.file}: {exc}") from None
+    finally:
+        if store is not None:
+            store.dispose()
+    if store is None:
+        print(f"{summary}: OK (not compared with a database: {why})")
+        for line in warnings:
+            print(f"  {line}")
+    elif args.check:
+        print(f"{summary}: OK; loading it would change:" if changes else f"{summary}: OK; loading it changes nothing")
+        for line in changes:
+            print(f"  {line}")
+    else:
+        for line in changes or ["no changes"]:
+            print(line)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from scheduler.runner import ServiceRunner
+
+    config, store = open_store(args)
+    logging.getLogger().setLevel(logging.DEBUG if args.debug else config.log_level)
+    if not args.debug:
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)  # it logs every job run at INFO
+    referee = make_referee(config, store)
+    runner = ServiceRunner(referee, poll_seconds=config.poll_seconds, grace_seconds=config.arrival_grace_seconds)
+    import asyncio
+
+    asyncio.run(runner.run())
+    return 0
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    now = parse_instant(args.now, "--now") if args.now else datetime.now(timezone.utc)
+    config, store = open_store(args)
+    report = make_referee(config, store).tick(now)
+    print(f"tick at {now:%Y-%m-%dT%H:%M:%SZ}: {report.summary()}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from referee.status import status_text
+
+    now = parse_instant(args.now, "--now") if args.now else datetime.now(timezone.utc)
+    _config, store = open_store(args)
+    text = status_text(store, now, match_key=args.match)
+    print(text)
+    return 0
+
+
+def cmd_requeue(args: argparse.Namespace) -> int:
+    from referee.status import requeue_failed
+
+    _config, store = open_store(args)
+    both = not (args.inbound or args.outbound)
+    inbound, outbound = requeue_failed(
+        store, inbound=both or args.inbound, outbound=both or args.outbound, now=datetime.now(timezone.utc)
+    )
+    print(f"requeued {inbound} inbound and {outbound} outbound mails; the next tick or poll processes them")
+    return 0
+
+
+def cmd_quarantine(args: argparse.Namespace) -> int:
+    from referee.status import quarantine_text, requeue_quarantined
+
+    _config, store = open_store(args)
+    if not args.requeue:
+        print(quarantine_text(store))
+        return 0
+    if args.requeue == ["all"]:
+        ids = None
+    else:
+        try:
+            ids = [int(value) for value in args.requeue]
+        except ValueError:
+            raise ConfigError(
+                f"--requeue takes inbound ids (numbers) or 'all', got {' '.join(args.requeue)!r}"
+            ) from None
+    count = requeue_quarantined(store, ids)
+    print(f"requeued {count} quarantined mail(s); the next tick or poll judges them by their arrival time")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from referee.demo import run_demo
+
+    return run_demo(args.dir, seed=args.seed, game=args.game, out=sys.stdout)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def open_store(args: argparse.Namespace) -> tuple[ServiceConfig, Store]:
+    from referee.store.db import Store
+
+    config = load_service_config(find_config(args.config))
+    store = Store(config.database)
+    if not store.has_schema():
+        raise ConfigError(f"database {safe_url(config.database)} is not set up: run `referee init` first")
+    if not store.is_current():
+        raise ConfigError(f"database {safe_url(config.database)} needs migrating: run `referee init`")
+    return config, store
+
+
+def make_referee(config: ServiceConfig, store: Store):
+    from referee.service import Referee
+
+    return Referee.with_maildirs(store, config)
+
+
+def safe_url(url: str) -> str:
+    """The database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
