@@ -470,12 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         help="start the matches with Referee.start_due, timed in a fresh process (default), or "
         "'fast': the same start_due in this process, as untimed setup",
     )
-    parser.add_argument(
-        "--setup",
-        choices=("bulk", "loader"),
-        default="bulk",
-        help="load the season by bulk INSERTs (default) or through referee.seasons.load_season",
-    )
+    common.add_database_arguments(parser)
     parser.add_argument(
         "--rounds",
         type=parse_rounds,
@@ -487,12 +482,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--round", type=int, default=None, choices=range(LAST_ROUND + 1), metavar="R", help="the same as --rounds R"
-    )
-    parser.add_argument(
-        "--url",
-        default=None,
-        help="a PostgreSQL server to run on, e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres: a scratch "
-        "database is created there, migrated, and dropped afterwards (default: a SQLite file in the temp folder)",
     )
     parser.add_argument("--profile", action="store_true", help="also run each timed close_due on a copy under cProfile")
     parser.add_argument("--top", type=int, default=35, help="rows of profile output (default 35)")

@@ -357,19 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="submissions per match, alternating players (default 1: N matches; 4: 2 players x 2 revisions)",
     )
-    parser.add_argument(
-        "--setup",
-        choices=("bulk", "loader"),
-        default="bulk",
-        help="load the season by bulk INSERTs (default) or through referee.seasons.load_season",
-    )
-    parser.add_argument(
-        "--url",
-        default=None,
-        help="database URL: SQLite by default (a file per world); with a PostgreSQL URL such as "
-        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres each world gets a scratch database "
-        "on that server (created from the URL's database, migrated with Alembic, dropped at the end)",
-    )
+    common.add_database_arguments(parser)
     parser.add_argument(
         "--profile", action="store_true", help="also run the tick under cProfile and print the top functions"
     )

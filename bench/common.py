@@ -479,3 +479,20 @@ def database_version(store: Store) -> str:
         return f"SQLite {sqlite3.sqlite_version} file"
     with store.engine.connect() as conn:
         return "PostgreSQL " + str(conn.execute(text("show server_version")).scalar())
+
+
+def add_database_arguments(parser) -> None:
+    """``--setup`` and ``--url``, the same in every bench that builds a world."""
+    parser.add_argument(
+        "--setup",
+        choices=("bulk", "loader"),
+        default="bulk",
+        help="load the season by bulk INSERTs (default) or through referee.seasons.load_season",
+    )
+    parser.add_argument(
+        "--url",
+        default=None,
+        help="database URL: SQLite by default (a file in the temp folder); with a PostgreSQL URL such as "
+        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres each world gets a scratch database on that "
+        "server (created, migrated with Alembic, dropped at the end)",
+    )
