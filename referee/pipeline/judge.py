@@ -35,7 +35,7 @@ from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.report import TickReport
-from referee.store import rows
+from referee.store import rows as plain_rows
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
 from referee.timefmt import local_time
 
@@ -237,13 +237,13 @@ class Judge:
             self.book.preload_balances(session, batch.matches)
         ordered = sorted(refs)
         for start in range(0, len(ordered), 500):
-            rows = session.execute(
+            found = session.execute(
                 select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key, Outbox.step_title).where(
                     Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None)
                 )
             )
             batch.answered.update(
-                (message_id, (oid, match_id, step, title)) for message_id, oid, match_id, step, title in rows
+                (message_id, (oid, match_id, step, title)) for message_id, oid, match_id, step, title in found
             )
         return batch
 
@@ -409,7 +409,7 @@ class _SeatMail:
         match, session = self.match, self.session
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
         if self.judge_.clock.close_until(session, match, self.row.received_at):
-            rows.flush(session)  # the late-reply check below reads the closing events
+            plain_rows.flush(session)  # the late-reply check below reads the closing events
         if match.status != "running":
             return self.reject("This match is over; nothing more can be submitted.")
         late = self._stale_reply() if self.game.game_type.dynamics == SEQUENTIAL else self._late_reply()
