@@ -25,8 +25,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.config import ConfigError, load_season, load_service_config, new_secret
-from referee.games import GAMES
+from referee.config import ConfigError, ServiceConfig, load_season, load_service_config, new_secret
+from referee.games import GAMES, Game
 from referee.mail.client import Received, ScriptedClient
 from referee.seasons import load_season as load_into_store
 from referee.service import Referee
@@ -52,18 +52,7 @@ GAMES_DEMOED = (GAME, *DUELS)
 def run_demo(folder: Path, *, seed: int, game: str = GAME, out: TextIO = sys.stdout) -> int:
     if game != GAME:
         return run_duel_demo(folder, seed=seed, game=game, out=out)
-    folder = prepare_folder(folder)
-    start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
-    write_files(folder, start, seed)
-    config = load_service_config(folder / "referee.toml")
-    store = Store(config.database)
-    store.migrate()
-    load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
-    referee = Referee.with_maildirs(store, config)
-    clients = {
-        key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
-        for key, (name, _tz) in PLAYERS.items()
-    }
+    folder, start, config, store, referee, clients = _set_up(folder, seed, GAME)
     players = {key: ScriptedPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
 
     print(f"referee demo in {folder}", file=out)
@@ -102,18 +91,7 @@ def run_demo(folder: Path, *, seed: int, game: str = GAME, out: TextIO = sys.std
         if public["over"]:
             break
 
-    with store.unit_of_work() as session:
-        match = session.query(Match).filter_by(key="demo-1").one()
-        print("\nFinal standings:", file=out)
-        for line in game.standings(match.state):
-            print(f"  {line}", file=out)
-        print(f"  {match.result['reason']}", file=out)
-    mails = sum(1 for p in (config.mail.outbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
-    replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
-    print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
-    print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
-    print(f"Try: {status_command(folder)}", file=out)
-    store.dispose()
+    _report_end(folder, config, store, game, out)
     return 0
 
 
@@ -124,18 +102,7 @@ def run_duel_demo(folder: Path, *, seed: int, game: str, out: TextIO = sys.stdou
     if game not in DUELS:
         raise ConfigError(f"no demo for {game!r}: choose one of {', '.join(GAMES_DEMOED)}")
     engine = GAMES[game]
-    folder = prepare_folder(folder)
-    start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
-    write_files(folder, start, seed, game=game)
-    config = load_service_config(folder / "referee.toml")
-    store = Store(config.database)
-    store.migrate()
-    load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
-    referee = Referee.with_maildirs(store, config)
-    clients = {
-        key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
-        for key, (name, _tz) in PLAYERS.items()
-    }
+    folder, start, config, store, referee, clients = _set_up(folder, seed, game)
     players = {key: DuelPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
     print(f"referee demo in {folder}", file=out)
     print(f"{engine.title}, alice vs bob, seed {seed}; starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n", file=out)
@@ -166,20 +133,8 @@ def run_duel_demo(folder: Path, *, seed: int, game: str, out: TextIO = sys.stdou
             print(f"  {step.title}: {to_act} sends {command}: refused by mail ({problem_line(reply.text)})", file=out)
         else:
             print(f"  {step.title}: {to_act} sends {command}", file=out)
-    with store.unit_of_work() as session:
-        match = session.query(Match).filter_by(key="demo-1").one()
-        print("\nFinal standings:", file=out)
-        for line in engine.standings(match.state):
-            print(f"  {line}", file=out)
-        if match.result:
-            print(f"  {match.result['reason']}", file=out)
-    mails = sum(1 for p in (config.mail.outbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
-    replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
-    print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
-    print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
-    print(f"Try: {status_command(folder)}", file=out)
-    store.dispose()
-    return 0 if match.status == "finished" else 1
+    finished = _report_end(folder, config, store, engine, out)
+    return 0 if finished else 1
 
 
 MAX_DEMO_TURNS = 2000  # a duel ends long before; the bound keeps a broken one from looping
@@ -221,6 +176,43 @@ class DuelPlayer:
         lines.append(TURN_LINE.search(text).group(0))
         self.client.reply(mail, "\n".join(lines), at)
         return command
+
+
+def _set_up(folder: Path, seed: int, game: str) -> tuple[Path, datetime, ServiceConfig, Store, Referee, dict]:
+    """The demo folder with its files, database and season, the referee on its Maildirs,
+    and a scripted mail client per player."""
+    folder = prepare_folder(folder)
+    start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    write_files(folder, start, seed, game=game)
+    config = load_service_config(folder / "referee.toml")
+    store = Store(config.database)
+    store.migrate()
+    load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
+    referee = Referee.with_maildirs(store, config)
+    clients = {
+        key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
+        for key, (name, _tz) in PLAYERS.items()
+    }
+    return folder, start, config, store, referee, clients
+
+
+def _report_end(folder: Path, config: ServiceConfig, store: Store, engine: Game, out: TextIO) -> bool:
+    """The final standings, where the mails are, and the status command; True if the match finished."""
+    with store.unit_of_work() as session:
+        match = session.query(Match).filter_by(key="demo-1").one()
+        print("\nFinal standings:", file=out)
+        for line in engine.standings(match.state):
+            print(f"  {line}", file=out)
+        if match.result:
+            print(f"  {match.result['reason']}", file=out)
+        finished = match.status == "finished"
+    mails = sum(1 for p in (config.mail.outbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+    replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+    print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
+    print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
+    print(f"Try: {status_command(folder)}", file=out)
+    store.dispose()
+    return finished
 
 
 def status_command(folder: Path) -> str:

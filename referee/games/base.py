@@ -249,3 +249,12 @@ def transfer(
     if currency != SEASON_CHIPS:
         entry["currency"] = currency
     state["transfers"].append(entry)
+
+
+def check_balances(state: State, balances: dict[str, int]) -> None:
+    """The shape :meth:`Game.with_balances` requires: a whole, non-negative number of
+    season chips for every player of the match, else a :class:`GameError`."""
+    for p in state["players"]:
+        n = balances.get(p) if isinstance(balances, dict) else None
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")

@@ -40,6 +40,7 @@ from typing import Any
 
 from referee.games import betting
 from referee.games.base import (
+    check_balances,
     MATCH_CHIPS,
     SEQUENTIAL,
     Applied,
@@ -141,10 +142,6 @@ def turn_title(hand_no: int, action_no: int) -> str:
 def _opponent(state: State, player: str) -> str:
     a, b = state["players"]
     return str(b if player == a else a)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _chips(n: int) -> str:
@@ -423,10 +420,7 @@ class IndianPoker:
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """Ruling 9: the duel is played with its own chips; the season balances are checked
         for shape but change nothing."""
-        for p in state["players"]:
-            n = balances.get(p) if isinstance(balances, dict) else None
-            if not _is_int(n) or n < 0:
-                raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")
+        check_balances(state, balances)
         return clone(state)
 
     # ----------------------------------------------------------------- views

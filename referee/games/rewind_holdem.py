@@ -55,6 +55,7 @@ from typing import Any
 
 from referee.games import betting, cards
 from referee.games.base import (
+    check_balances,
     MATCH_CHIPS,
     SEQUENTIAL,
     Applied,
@@ -219,10 +220,6 @@ def _chips(n: int) -> str:
 def _other(state: State, player: str) -> str:
     a, b = state["players"]
     return str(b if player == a else a)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class _Play:
@@ -619,10 +616,7 @@ class RewindHoldem:
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """Ruling R13: the chips of this game are the match's own (MATCH_CHIPS), so the
         live season balances, checked for shape, change nothing."""
-        for p in state["players"]:
-            n = balances.get(p) if isinstance(balances, dict) else None
-            if not _is_int(n) or n < 0:
-                raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")
+        check_balances(state, balances)
         return clone(state)
 
     # ----------------------------------------------------------------- views

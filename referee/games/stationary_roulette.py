@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.games.base import (
+    check_balances,
     HOUSE,
     SEASON_CHIPS,
     SIMULTANEOUS,
@@ -1139,10 +1140,7 @@ class StationaryRoulette:
         every settlement, the lead payment included, is judged on what the players hold
         in the season at that moment; chips lost to Black takes in this match, for the
         cap, are not touched)."""
-        for p in state["players"]:
-            n = balances.get(p) if isinstance(balances, dict) else None
-            if not _is_int(n) or n < 0:
-                raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")
+        check_balances(state, balances)
         new = _copy(state)
         new["chips"] = {p: balances[p] for p in state["players"]}
         return new
