@@ -7,16 +7,26 @@ instead :func:`add` keeps the row as a dict, and the rows go to the database in 
 executemany per table when the session flushes or commits (:func:`install` hooks the
 session factory), inside the same transaction, so they commit or roll back with
 everything else the batch does. A query that must see them calls :func:`flush`.
+
+The same goes for the changed rows of a versioned table (the matches, whose ``version``
+column is an optimistic lock): the ORM sends one UPDATE per versioned row, so that it can
+check each row count, which on PostgreSQL is one round trip per match. :func:`write_versioned`
+sends them as one executemany per set of changed columns, each row guarded by the version
+the session read (``WHERE id = ? AND version = ?``), checks that every row was matched
+(else :class:`~sqlalchemy.orm.exc.StaleDataError`, as the ORM would raise), and marks the
+objects clean with their new version.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, event, insert
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import Table, bindparam, event, insert
+from sqlalchemy.orm import Mapper, Session, sessionmaker
+from sqlalchemy.orm.attributes import instance_state, set_committed_value
+from sqlalchemy.orm.exc import StaleDataError
 
-__all__ = ["add", "flush", "install"]
+__all__ = ["add", "flush", "install", "write_versioned"]
 
 _KEY = "referee.rows"  # session.info key of the rows waiting: {table: [row, ...]}
 
@@ -36,6 +46,57 @@ def write(session: Session) -> None:
         connection.execute(insert(table), rows)
 
 
+def write_versioned(session: Session) -> None:
+    """The pending changes of versioned rows (see the module's docstring), before the ORM's flush.
+
+    An object is taken over only when all its changes are to plain columns of its one
+    table (anything else, and every unversioned row, is left to the ORM)."""
+    groups: dict[tuple[Mapper[Any], tuple[str, ...]], list[tuple[Any, Any, dict[str, Any]]]] = {}
+    for obj in session.dirty:
+        state = instance_state(obj)
+        mapper = state.mapper
+        version_column = mapper.version_id_col
+        changed = state.committed_state
+        if version_column is None or not changed or state.key is None or obj in session.deleted:
+            continue
+        version_key = mapper.get_property_by_column(version_column).key
+        columns = mapper.column_attrs
+        keys = tuple(sorted(changed))
+        if (
+            version_key in changed
+            or len(state.key[1]) != 1
+            or mapper.local_table is not mapper.persist_selectable
+            or not all(key in columns for key in keys)
+        ):
+            continue
+        old = state.dict[version_key]
+        params = {f"v_{key}": state.dict[key] for key in keys}
+        params.update(w_pk=state.key[1][0], w_version=old, v_version=old + 1)
+        groups.setdefault((mapper, keys), []).append((obj, version_key, params))
+    if not groups:
+        return
+    connection = session.connection()
+    for (mapper, keys), objects in groups.items():
+        table = mapper.local_table
+        (pk,) = mapper.primary_key
+        version_column = mapper.version_id_col
+        values = {mapper.column_attrs[key].columns[0].name: bindparam(f"v_{key}") for key in keys}
+        values[version_column.name] = bindparam("v_version")
+        statement = (
+            table.update().where(pk == bindparam("w_pk"), version_column == bindparam("w_version")).values(values)
+        )
+        matched = connection.execute(statement, [params for _, _, params in objects]).rowcount
+        if matched != len(objects):
+            raise StaleDataError(
+                f"UPDATE statement on table '{table.name}' expected to update {len(objects)} row(s); "
+                f"{matched} were matched."
+            )
+        for obj, version_key, params in objects:
+            for key in keys:
+                set_committed_value(obj, key, params[f"v_{key}"])
+            set_committed_value(obj, version_key, params["v_version"])
+
+
 def flush(session: Session) -> None:
     """The rows waiting and the ORM's pending changes, so that a query sees them all."""
     write(session)
@@ -43,11 +104,13 @@ def flush(session: Session) -> None:
 
 
 def install(factory: sessionmaker) -> None:
-    """Write the waiting rows before each flush and each commit; forget them on rollback."""
+    """Write the waiting rows before each flush and each commit (the versioned rows before
+    each flush: a commit flushes); forget the waiting rows on rollback."""
 
     @event.listens_for(factory, "before_flush")
     def _before_flush(session: Session, _context: Any, _instances: Any) -> None:
         write(session)
+        write_versioned(session)
 
     @event.listens_for(factory, "before_commit")
     def _before_commit(session: Session) -> None:
