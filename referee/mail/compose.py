@@ -12,6 +12,7 @@ otherwise, so they pass any relay.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from datetime import datetime, timezone
@@ -90,7 +91,7 @@ def compose(
         headers.append(("Reply-To", _address("", reply_to)))
     headers += [
         ("Subject", _unstructured(_one_line(subject))),
-        ("Date", format_datetime(date.astimezone(timezone.utc))),
+        ("Date", _date(date)),
         ("Message-ID", _bracket(message_id)),
     ]
     if in_reply_to and _usable_id(in_reply_to):
@@ -103,8 +104,9 @@ def compose(
     headers.append(("MIME-Version", "1.0"))
 
     if html is None:
-        headers += _part_headers("plain", text)
-        body = _encode_body(text)
+        cte = _cte(text)
+        headers += _part_headers("plain", text, cte)
+        body = _encode_body(text, cte)
     else:
         seed = "\0".join((message_id, text, html)).encode("utf-8", "surrogatepass")
         boundary = "=_" + hashlib.sha256(seed).hexdigest()[:40]
@@ -131,8 +133,16 @@ def make_message_id(key: str, domain: str) -> str:
     return f"{local}@{domain}"
 
 
+@functools.lru_cache(maxsize=64)
+def _date(date: datetime) -> str:
+    """The Date header for *date*, in UTC (a batch stamps its mails with few instants)."""
+    return format_datetime(date.astimezone(timezone.utc))
+
+
+@functools.lru_cache(maxsize=16384)
 def _address(name: str, addr: str) -> str:
-    """``Name <addr>``; a non-ASCII name as an RFC 2047 encoded word, specials quoted."""
+    """``Name <addr>``; a non-ASCII name as an RFC 2047 encoded word, specials quoted
+    (remembered: the same players are written to again and again)."""
     name = _one_line(name)
     return formataddr((name, addr), charset="utf-8") if name else addr
 
@@ -171,15 +181,18 @@ def _usable_id(msg_id: str) -> bool:
     )
 
 
-def _part_headers(subtype: str, content: str) -> list[tuple[str, str]]:
-    return [("Content-Type", f'text/{subtype}; charset="utf-8"'), ("Content-Transfer-Encoding", _cte(content))]
+def _part_headers(subtype: str, content: str, cte: str | None = None) -> list[tuple[str, str]]:
+    return [
+        ("Content-Type", f'text/{subtype}; charset="utf-8"'),
+        ("Content-Transfer-Encoding", cte or _cte(content)),
+    ]
 
 
-def _encode_body(content: str) -> str:
-    """CRLF lines; quoted-printable (76 columns) unless plain short-lined ASCII."""
-    lines = content.splitlines()
-    if _cte(content) == "7bit":
-        return "".join(line + CRLF for line in lines)
+def _encode_body(content: str, cte: str | None = None) -> str:
+    """CRLF lines; quoted-printable (76 columns) unless plain short-lined ASCII (*cte*:
+    what :func:`_cte` says of *content*, when the caller asked it already)."""
+    if (cte or _cte(content)) == "7bit":
+        return "".join(line + CRLF for line in content.splitlines())
     encoded = _qp_body(content.replace("\r\n", "\n").encode("utf-8", "surrogatepass"))
     return encoded if encoded.endswith(CRLF) else encoded + CRLF
 

@@ -135,7 +135,7 @@ class MaildirOutbox:
         """
         maildir = str(self.path) if not self.per_address else os.path.join(self.path, _address_dirname(recipient))
         if maildir not in self._known:
-            _ensure_maildir(Path(maildir))
+            _ensure_maildir(maildir)
             self._known.add(maildir)
         name = _key_filename(key)
         target = os.path.join(maildir, "new", name)
@@ -205,9 +205,11 @@ def _clean_tmp(maildir: Path, now: datetime) -> int:
     return removed
 
 
-def _ensure_maildir(path: Path) -> None:
+def _ensure_maildir(path: Path | str) -> None:
     for sub in ("tmp", "new", "cur"):
-        (path / sub).mkdir(parents=True, exist_ok=True)
+        folder = os.path.join(path, sub)
+        if not os.path.isdir(folder):  # one stat where the Maildir is there (as a rule)
+            os.makedirs(folder, exist_ok=True)
 
 
 def _unique_name() -> str:

@@ -47,7 +47,7 @@ from email import errors, policy
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from referee.mail.html_text import html_to_text
 from referee.mail.quotes import _QuoteLines, _quoted_only, _text_and_uncut, strip_quoted
@@ -125,6 +125,9 @@ class Headers:
     in_reply_to: str | None  # without angle brackets
     references: tuple[str, ...]  # without angle brackets, oldest first (at most REFERENCES_LIMIT)
     message: Message = field(repr=False, compare=False)  # header-only compat32 message, for guards
+    # where the body starts (None: not known), so that parse_body(raw, head=...) need not read
+    # the header block again
+    body_at: int | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -135,12 +138,12 @@ class Reading:
     text: str
 
 
-@dataclass(frozen=True)
 class Body:
     """The body, bounded (:func:`parse_body`).
 
     :attr:`readings`, best first, each only when non-empty and different from the
-    ones before:
+    ones before (:meth:`each` gives them one at a time, reading the next only when
+    asked: most mails are settled by the first):
 
     ``"text"``
         what the player wrote in the preferred part (first non-blank inline
@@ -160,9 +163,63 @@ class Body:
         the quote).
     """
 
-    readings: tuple[Reading, ...]
-    shown: str  # decoded text of the chosen part before quote stripping (bounded)
-    truncated: bool  # a bound (raw_limit, text_limit, MIME_PART_LIMIT, part headers) left something unread
+    __slots__ = ("shown", "truncated", "_readings", "_later", "_seen")
+
+    def __init__(
+        self,
+        readings: tuple[Reading, ...],
+        shown: str,
+        truncated: bool,
+        *,
+        later: Iterable[tuple[str, Callable[[], str]]] = (),
+    ) -> None:
+        self.shown = shown  # decoded text of the chosen part before quote stripping (bounded)
+        # a bound (raw_limit, text_limit, MIME_PART_LIMIT, part headers) left something unread
+        self.truncated = truncated
+        self._readings: list[Reading] = []
+        self._seen: set[str] = set()
+        for reading in readings:
+            self._add(reading.source, reading.text)
+        self._later = list(later)  # (source, how to read it), in order, not read yet
+
+    def _add(self, source: str, text: str) -> None:
+        if text and text not in self._seen:
+            self._readings.append(Reading(source, text))
+            self._seen.add(text)
+
+    def each(self) -> Iterator[Reading]:
+        """The readings best first; each is made only when the ones before it were taken."""
+        i = 0
+        while True:
+            while i >= len(self._readings) and self._later:
+                source, read = self._later.pop(0)
+                self._add(source, read())
+            if i >= len(self._readings):
+                return
+            yield self._readings[i]
+            i += 1
+
+    @property
+    def readings(self) -> tuple[Reading, ...]:
+        """All the readings, best first."""
+        for _ in self.each():
+            pass
+        return tuple(self._readings)
+
+    @property
+    def written(self) -> str:
+        """The first reading's text (what the player wrote, as best read), else ""."""
+        return next((reading.text for reading in self.each()), "")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Body):
+            return NotImplemented
+        return (self.readings, self.shown, self.truncated) == (other.readings, other.shown, other.truncated)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Body(readings={self.readings!r}, shown={self.shown!r}, truncated={self.truncated!r})"
 
 
 # --------------------------------------------------------------------------- entry points
@@ -172,7 +229,7 @@ def parse_message(raw: bytes) -> Inbound:
     """Parse raw RFC 5322 bytes: :func:`parse_headers` + :func:`parse_body`. Never raises."""
     raw = _as_bytes(raw)
     top = _read_head(raw, 0, len(raw), HEADER_LIMIT, search=HEADER_LIMIT)
-    headers = _safe_headers(top[0])
+    headers = _safe_headers(top[0], top[1])
     body = _parse_body(raw, RAW_LIMIT, TEXT_LIMIT, top if top[1] is not None else None)
     text = next((r.text for r in body.readings if r.source == "text"), "")
     return Inbound(
@@ -192,15 +249,63 @@ def parse_message(raw: bytes) -> Inbound:
 def parse_headers(raw: bytes, *, header_limit: int = HEADER_LIMIT) -> Headers:
     """The header block of *raw*, read up to the first blank line and at most
     *header_limit* bytes (a larger block is cut at a line end). Never raises; the
-    body is not looked at."""
-    msg, _ = _read_head(_as_bytes(raw), 0, len(raw), header_limit, search=header_limit)
-    return _safe_headers(msg)
+    body is not looked at.
+
+    The same header block is read once: ingest reads a mail's headers when it stores the
+    mail, and the judge reads them again when it judges it (in the same tick, as a rule);
+    the last blocks read are remembered (:data:`_HEADS`, keyed by the block's exact bytes).
+    The :class:`Headers` given back are shared: their ``message`` must not be changed."""
+    raw = _as_bytes(raw)
+    end = len(raw)
+    stop = min(end, header_limit)
+    blank = _blank_line_end(raw, 0, stop)
+    key = (header_limit, raw[:blank] if blank is not None else raw[:stop], blank is None and stop == end)
+    found = _HEADS.get(key)
+    if found is None:
+        msg, body = _read_head(raw, 0, end, header_limit, search=header_limit)
+        found = _safe_headers(msg, body)
+        _HEADS.remember(key, found, len(key[1]))
+    return found
 
 
-def parse_body(raw: bytes, *, raw_limit: int = RAW_LIMIT, text_limit: int = TEXT_LIMIT) -> Body:
+class _Remembered(dict):
+    """The header blocks read last and what they said, at most ``entries`` of them holding
+    at most ``size`` bytes of header blocks together (the oldest go first)."""
+
+    def __init__(self, entries: int, size: int) -> None:
+        super().__init__()
+        self.entries, self.size, self.held = entries, size, 0
+
+    def remember(self, key: tuple[int, bytes, bool], value: Headers, size: int) -> None:
+        if size > self.size // 64:
+            return  # a huge block is not worth keeping
+        self[key] = value
+        self.held += size
+        while len(self) > self.entries or self.held > self.size:
+            oldest = next(iter(self))
+            self.held -= len(oldest[1])
+            del self[oldest]
+
+    def forget(self) -> None:
+        """Forget every block (the tests that time the parser itself)."""
+        self.clear()
+        self.held = 0
+
+
+_HEADS = _Remembered(entries=4096, size=8 << 20)
+
+
+def parse_body(
+    raw: bytes, *, head: Headers | None = None, raw_limit: int = RAW_LIMIT, text_limit: int = TEXT_LIMIT
+) -> Body:
     """The body of *raw*: only its first *raw_limit* bytes are read, the chosen part's
-    decoded text is cut at *text_limit* characters. Never raises."""
-    return _parse_body(_as_bytes(raw), raw_limit, text_limit, None)
+    decoded text is cut at *text_limit* characters. *head*: what :func:`parse_headers`
+    gave for *raw* (its header block is then not read again). Never raises."""
+    raw = _as_bytes(raw)
+    top = None
+    if head is not None and head.body_at is not None:
+        top = (head.message, head.body_at)
+    return _parse_body(raw, raw_limit, text_limit, top)
 
 
 def message_id_of(raw: bytes) -> str:
@@ -269,11 +374,11 @@ def _blank_line_end(data: bytes, start: int, stop: int) -> int | None:
     return line + 2 if data.startswith(b"\r\n", line) else line + 1
 
 
-def _safe_headers(msg: Message) -> Headers:
+def _safe_headers(msg: Message, body_at: int | None = None) -> Headers:
     try:
-        return _headers_of(msg)
+        return _headers_of(msg, body_at)
     except Exception:  # the helpers are total; this is the last line of defence
-        return Headers(None, "", "", "", 0, (), "", None, (), msg)
+        return Headers(None, "", "", "", 0, (), "", None, (), msg, body_at)
 
 
 def _parse_head(head: bytes) -> Message:
@@ -354,7 +459,7 @@ def _source_header(lines: list[str]) -> tuple[str, str]:
 _FEED_HEADER = re.compile(r"From |[\041-\071\073-\176]*+:|[\t ]")  # feedparser.headerRE
 
 
-def _headers_of(msg: Message) -> Headers:
+def _headers_of(msg: Message, body_at: int | None = None) -> Headers:
     index = _header_index(msg)
     from_pairs, from_cut = _addresses_of(index, "from")
     senders = [pair for pair in from_pairs if "@" in pair[1]]
@@ -372,6 +477,7 @@ def _headers_of(msg: Message) -> Headers:
         in_reply_to=_first_id(_first(_decoded(index, "in-reply-to"))),
         references=_bounded_ids(_all_ids(" ".join(_decoded(index, "references")))),
         message=msg,
+        body_at=body_at,
     )
 
 
@@ -1065,21 +1171,15 @@ def _leaf_text(leaf: _Leaf, text_limit: int) -> tuple[str, bool]:
 
 
 def _body(choice: _Choice, *, truncated: bool) -> Body:
-    shown = choice.shown
+    shown, html = choice.shown, choice.html
     lines = _QuoteLines(shown)
-    text, uncut = _text_and_uncut(lines)
-    candidates = [("text", text)]
-    if choice.html is not None:
-        candidates.append(("html", strip_quoted(choice.html)))
-    candidates.append(("uncut", uncut))
-    candidates.append(("quoted", _quoted_only(lines)))
-    readings: list[Reading] = []
-    seen: set[str] = set()
-    for source, text in candidates:
-        if text and text not in seen:
-            readings.append(Reading(source, text))
-            seen.add(text)
-    return Body(tuple(readings), shown, truncated or choice.cut)
+    text, uncut = _text_and_uncut(lines)  # one pass, as a rule: "uncut" differs from "text" rarely
+    later: list[tuple[str, Callable[[], str]]] = []
+    if html is not None:
+        later.append(("html", lambda: strip_quoted(html)))
+    later.append(("uncut", lambda: uncut))
+    later.append(("quoted", lambda: _quoted_only(lines)))
+    return Body((Reading("text", text),), shown, truncated or choice.cut, later=later)
 
 
 def extract_text(msg: Message) -> str:

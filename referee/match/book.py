@@ -63,8 +63,9 @@ class MatchBook:
         return found
 
     def preload_balances(self, session: Session, matches: Sequence[Match]) -> None:
-        """Read the balances of every player of ``matches`` at once, for a batch."""
-        self.balances(session).preload((m.season_id, seat.player.key) for m in matches for seat in m.seats)
+        """The balances of every player of ``matches``, read at once when the batch first
+        needs one (a batch of mails that closes no step and starts no match needs none)."""
+        self.balances(session).expect((m.season_id, seat.player.key) for m in matches for seat in m.seats)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -73,7 +73,7 @@ class ReplyLimiter:
         self._throttled: set[int] = set()  # players throttled in this batch
         self._texts: set[tuple[str, str]] = set()  # (sender, body digest) answered in this batch
 
-    def suppress(self, session: Session, row: Inbound, player: Player, now: datetime) -> str | None:
+    def suppress(self, session: Session, row: _Mail, player: Player, now: datetime) -> str | None:
         """Why no reply may go to ``player`` for ``row``, else None (and the reply is counted).
 
         A suppressed reply is recorded on ``row`` (its rule, and the player it was for), which
@@ -128,6 +128,50 @@ class Decision:
     note: str = ""
 
 
+class _Mail:
+    """A stored inbound mail being judged: what the judge reads of its row, and what it
+    decides (written back for the whole batch in one statement: :meth:`Judge._write`)."""
+
+    __slots__ = (
+        "id",
+        "source",
+        "raw",
+        "received_at",
+        "attempts",
+        "status",
+        "rule",
+        "note",
+        "sender",
+        "body_digest",
+        "match_id",
+        "player_id",
+        "processed_at",
+    )
+    DECIDED = ("status", "rule", "note", "sender", "body_digest", "match_id", "player_id", "processed_at")
+    READ = (
+        Inbound.id,
+        Inbound.source,
+        Inbound.raw,
+        Inbound.received_at,
+        Inbound.attempts,
+        *(getattr(Inbound, name) for name in DECIDED),
+    )
+
+    def __init__(self, *values: Any) -> None:
+        for name, value in zip(self.__slots__, values, strict=True):
+            setattr(self, name, value)
+
+    def decided(self) -> dict[str, Any]:
+        return {"w_id": self.id, **{name: getattr(self, name) for name in self.DECIDED}}
+
+
+_DECIDE = (
+    Inbound.__table__.update()
+    .where(Inbound.__table__.c.id == bindparam("w_id"), Inbound.__table__.c.status == "pending")
+    .values({name: bindparam(name) for name in _Mail.DECIDED})
+)
+
+
 @dataclass
 class _Batch:
     # our Message-ID -> (outbox id, match id, step key, step title) of the mail it is
@@ -159,12 +203,15 @@ class Judge:
             failing: int | None = None  # the id of the mail in hand
             try:
                 with batch_work(), self.store.unit_of_work(autoflush=False) as session:
-                    query = select(Inbound).where(Inbound.status == "pending", Inbound.received_at <= now)
+                    query = select(Inbound.id).where(Inbound.status == "pending", Inbound.received_at <= now)
                     if before is not None:
                         query = query.where(Inbound.received_at < before)
-                    rows = session.scalars(query.order_by(Inbound.received_at, Inbound.id).limit(BATCH)).all()
-                    if not rows:
+                    found = session.execute(
+                        query.with_only_columns(*_Mail.READ).order_by(Inbound.received_at, Inbound.id).limit(BATCH)
+                    ).all()
+                    if not found:
                         return report
+                    rows = [_Mail(*values) for values in found]
                     # in arrival order up to a mail that failed before, which is then judged alone
                     cut = next((i for i, row in enumerate(rows) if row.attempts), len(rows))
                     rows = rows[: cut or 1]
@@ -177,6 +224,7 @@ class Judge:
                         self._finish(row, decision, now)
                         setattr(batch, decision.status, getattr(batch, decision.status) + 1)
                     failing = None
+                    self._write(session, rows)
             except (StaleDataError, OperationalError):
                 raise  # another process got there first, or the database is away: roll back, retry next tick
             except Exception as exc:  # a bug must never lose the mail or stop the service
@@ -185,6 +233,14 @@ class Judge:
                 report.failed += self._failed(failing, exc, now)
                 continue
             report.merge(batch)
+
+    @staticmethod
+    def _write(session: Session, rows: list[_Mail]) -> None:
+        """The batch's decisions, one UPDATE for all its mails; each must still be pending
+        (else another process judged it meanwhile: the batch is rolled back)."""
+        matched = session.connection().execute(_DECIDE, [row.decided() for row in rows]).rowcount
+        if matched != len(rows):
+            raise StaleDataError(f"inbound: {len(rows) - matched} of {len(rows)} mails were judged by another process")
 
     def _failed(self, row_id: int, exc: Exception, now: datetime) -> int:
         """Count a failed attempt; quarantine the mail at the second. Returns 1 if quarantined."""
@@ -250,7 +306,7 @@ class Judge:
     # ------------------------------------------------------------------ one mail
 
     def _judge(
-        self, session: Session, row: Inbound, head: Headers, now: datetime, batch: _Batch, limiter: ReplyLimiter
+        self, session: Session, row: _Mail, head: Headers, now: datetime, batch: _Batch, limiter: ReplyLimiter
     ) -> Decision:
         why = guards.automated_reason(head.message, self.own_addresses, self.notices.loop_value)
         if why:
@@ -269,7 +325,7 @@ class Judge:
         return _SeatMail(self, session, row, head, claim.seat, now, batch, limiter).judge()
 
     def _unauthenticated(
-        self, session: Session, row: Inbound, head: Headers, claim: Claim, now: datetime, limiter: ReplyLimiter
+        self, session: Session, row: _Mail, head: Headers, claim: Claim, now: datetime, limiter: ReplyLimiter
     ) -> Decision:
         """Never obey, never answer a stranger; tell a registered player what went wrong."""
         if claim.kind == "spoofed":
@@ -341,7 +397,7 @@ class Judge:
     def _notice(
         self,
         session: Session,
-        row: Inbound,
+        row: _Mail,
         limiter: ReplyLimiter,
         now: datetime,
         kind: str,
@@ -379,7 +435,7 @@ class Judge:
         return True
 
     @staticmethod
-    def _finish(row: Inbound, decision: Decision, now: datetime) -> None:
+    def _finish(row: _Mail, decision: Decision, now: datetime) -> None:
         row.status, row.processed_at = decision.status, now
         row.rule = row.rule or decision.rule  # a throttled reply keeps "throttled"
         row.note = _clean(decision.note)
@@ -392,7 +448,7 @@ class _SeatMail:
         self,
         judge: Judge,
         session: Session,
-        row: Inbound,
+        row: _Mail,
         head: Headers,
         seat: Seat,
         now: datetime,
@@ -415,7 +471,7 @@ class _SeatMail:
         late = self._stale_reply() if self.game.game_type.dynamics == SEQUENTIAL else self._late_reply()
         if late is not None:
             return self.reject(late)
-        body = parse_body(self.row.raw)
+        body = parse_body(self.row.raw, head=self.head)
         parsed, error = self._read(body)
         if parsed is None:
             assert error is not None
@@ -467,7 +523,7 @@ class _SeatMail:
         state, player = self.match.state, self.player.key
         error: ParseError | None = None
         sent: list[Any] | None = None
-        for reading in body.readings:
+        for reading in body.each():  # each reading made only if the ones before held no moves
             if reading.source in ("uncut", "quoted"):
                 if error is not None and not isinstance(error, NoMoves):
                     break  # what the player wrote has a mistake: that is the answer
@@ -507,11 +563,11 @@ class _SeatMail:
         if answered is None:
             return False
         sent = self.session.scalar(select(Outbox.message).where(Outbox.id == answered[0]))
-        body = parse_body(sent) if sent is not None else None
-        if body is None or not body.readings:
+        written = parse_body(sent).written if sent is not None else ""
+        if not written:
             return []
         try:
-            return self.game.parse(self.match.state, self.player.key, body.readings[0].text).moves
+            return self.game.parse(self.match.state, self.player.key, written).moves
         except ParseError:
             return []
 
@@ -568,7 +624,7 @@ class _SeatMail:
     def reject(
         self, reason: str, line: str | None = None, *, penalised: bool = False, body: Body | None = None
     ) -> Decision:
-        written = body.readings[0].text if body is not None and body.readings else ""
+        written = body.written if body is not None else ""
         self.judge_._notice(
             self.session,
             self.row,

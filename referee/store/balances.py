@@ -7,7 +7,8 @@ other currencies, a duel's own stacks or a result's awards, never count toward i
 to the database only at commit, :class:`Balances` keeps the balances of the batch's
 players in memory: loaded for all of them in two grouped queries, then moved by every
 ledger entry the batch adds (:meth:`post`). A balance it was not asked to preload is
-read from the database after flushing what the batch has added.
+read from the database after flushing what the batch has added; the balances a batch
+only :meth:`expect` are read together when the first of them is needed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ class Balances:
         self.session = session
         self._known: dict[tuple[int, str], int] = {}
         self._unflushed = False  # entries added since the last flush
+        self._expected: set[tuple[int, str]] = set()  # to read with the first balance asked for
+
+    def expect(self, pairs: Iterable[tuple[int, str]]) -> None:
+        """These balances will likely be asked for: read them all at once with the first
+        one that is (a batch of mails may ask for none: then nothing is read)."""
+        self._expected.update(pairs)
 
     def preload(self, pairs: Iterable[tuple[int, str]]) -> None:
         """Read the balances of these (season, account) pairs, in two queries per season."""
@@ -43,7 +50,8 @@ class Balances:
 
     def get(self, season_id: int, account: str) -> int:
         if (season_id, account) not in self._known:
-            self.preload([(season_id, account)])
+            expected, self._expected = self._expected, set()
+            self.preload([(season_id, account), *expected])
         return self._known[(season_id, account)]
 
     def post(self, entry: LedgerEntry) -> None:
