@@ -281,3 +281,54 @@ def test_dict_lookups_in_templates_are_jinjas() -> None:
         ours.from_string("{{ d.missing }}").render(d={})
     with pytest.raises(UndefinedError):
         ours.from_string("{{ d.missing.deeper }}").render(d={})
+
+
+# --------------------------------------------------------------------------- read once
+
+
+def test_a_header_block_read_again_gives_what_it_gave_and_another_block_is_read_anew():
+    from referee.mail import parse as parse_module
+    from referee.mail.parse import parse_body, parse_headers
+
+    parse_module._HEADS.forget()
+    raw = b"From: Alice <alice@example.test>\nTo: r@example.test\nSubject: Bet\n\nBET\nGold: 40\n"
+    first = parse_headers(raw)
+    assert parse_headers(bytes(raw)) is first  # the same bytes: remembered
+    assert parse_headers(raw.replace(b"BET\n", b"ROULETTE\n")) is first  # only the header block counts
+    other = parse_headers(raw.replace(b"alice@", b"mallory@"))
+    assert other.from_addr == "mallory@example.test" and first.from_addr == "alice@example.test"
+    # a block that ends where the mail ends is not the same as one that goes on into a body
+    assert parse_headers(b"From: a@example.test\nSubject: x").body_at == len(b"From: a@example.test\nSubject: x")
+    # the body read with the remembered head is the body read on its own
+    assert parse_body(raw, head=first) == parse_body(raw)
+    assert first == parse_module.parse_headers(raw, header_limit=1 << 20)  # another limit: read anew, same answer
+
+
+def test_the_remembered_header_blocks_are_bounded():
+    from referee.mail import parse as parse_module
+
+    heads = parse_module._Remembered(entries=3, size=64 * 100)
+    for i in range(10):
+        heads.remember((0, b"x" * 50 + bytes([i]), False), None, 51)
+    assert len(heads) == 3 and heads.held == 3 * 51
+    heads.remember((0, b"y" * 200, False), None, 200)  # over a 64th of the size: not kept
+    assert len(heads) == 3 and (0, b"y" * 200, False) not in heads
+    big = parse_module._Remembered(entries=100, size=64 * 100)
+    for i in range(10):
+        big.remember((0, bytes([i]) * 100, False), None, 100)
+    assert big.held <= 64 * 100 and len(big) == 10
+    heads.forget()
+    assert not heads and heads.held == 0
+
+
+def test_body_readings_are_made_only_when_asked_for(monkeypatch):
+    from referee.mail import parse as parse_module
+
+    asked = []
+    real = parse_module._quoted_only
+    monkeypatch.setattr(parse_module, "_quoted_only", lambda lines: asked.append(1) or real(lines))
+    raw = b"Subject: x\n\nGold: 40\n\nOn Mon, 1 Dec 2026 at 10:00, R <r@example.test> wrote:\n> Gold: 0\n"
+    body = parse_module.parse_body(raw)
+    assert next(body.each()).text == "Gold: 40" and not asked  # the first reading settles most mails
+    assert [r.source for r in body.readings] == ["text", "quoted"] and asked == [1]  # "uncut" = "text" here
+    assert body.readings[1].text == "Gold: 0" and asked == [1]  # made once
