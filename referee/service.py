@@ -37,7 +37,8 @@ __all__ = ["BATCH", "MATCH_CONTEXT", "Referee", "TickReport", "replay"]
 
 log = logging.getLogger("referee")
 
-CLEAN_TMP_EVERY = timedelta(hours=1)
+CLEAN_TMP_EVERY = timedelta(hours=1)  # tmp/ looked at, at most, this often: on a tick with nothing to do...
+CLEAN_TMP_LATEST = timedelta(days=1)  # ...or on any tick once it has not been for this long
 
 
 class Referee:
@@ -57,6 +58,7 @@ class Referee:
         self.clock = Clock(store, self.book, self.notices)
         self.judge = Judge(store, config, self.book, self.notices, self.clock)
         self._tmp_cleaned: datetime | None = None  # when the Maildirs' tmp/ were last cleaned
+        self._running_since: datetime | None = None  # the first tick of this process
 
     @classmethod
     def with_maildirs(cls, store: Store, config: ServiceConfig) -> Referee:
@@ -99,7 +101,7 @@ class Referee:
         report.closed = self._closes_since(last_event)
         report.reminders = self.send_reminders(now)
         report.sent, report.send_errors = self.flush_outbox(now)
-        self._clean_tmp(now)
+        self._clean_tmp(now, idle=report.summary() == TickReport().summary())
         return report
 
     def ingest(self, now: datetime) -> int:
@@ -130,10 +132,17 @@ class Referee:
 
     # ------------------------------------------------------------------ housekeeping
 
-    def _clean_tmp(self, now: datetime) -> None:
-        """Leftovers of interrupted deliveries in the Maildirs' tmp/ go after a day (Maildir's rule);
-        looked for once an hour (a per-address outbox has a Maildir per player)."""
-        if self._tmp_cleaned is not None and now - self._tmp_cleaned < CLEAN_TMP_EVERY:
+    def _clean_tmp(self, now: datetime, *, idle: bool) -> None:
+        """Leftovers of interrupted deliveries in the Maildirs' tmp/ go after a day (Maildir's rule).
+
+        Looking for them reads every Maildir (a per-address outbox has one per player), so it
+        is done on a tick that had nothing to do, at most once an hour, and not in the middle
+        of a burst of mail; a referee that is never idle still does it once a day."""
+        self._running_since = self._running_since or now
+        last = self._tmp_cleaned or self._running_since
+        if self._tmp_cleaned is not None and now - last < CLEAN_TMP_EVERY:
+            return
+        if not idle and now - last < CLEAN_TMP_LATEST:
             return
         self._tmp_cleaned = now
         for transport in (self.inbox, self.outbox):
