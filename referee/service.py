@@ -16,8 +16,12 @@ Nothing here reads the clock: every entry point takes ``now``.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
+from collections.abc import Coroutine
 from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 
@@ -26,7 +30,9 @@ from referee.match.book import MATCH_CONTEXT, MatchBook, replay
 from referee.match.notices import Notices
 from referee.pipeline import BATCH
 from referee.pipeline.clock import Clock
-from referee.pipeline.deliver import Delivery, OutboxTransport
+from referee.mail.maildir import MaildirSender
+from referee.mail.transport import MailSender
+from referee.pipeline.deliver import Delivery
 from referee.pipeline.ingest import InboxTransport, Ingest
 from referee.pipeline.judge import Judge
 from referee.pipeline.report import TickReport
@@ -40,6 +46,20 @@ log = logging.getLogger("referee")
 CLEAN_TMP_EVERY = timedelta(hours=1)  # tmp/ looked at, at most, this often: on a tick with nothing to do...
 CLEAN_TMP_LATEST = timedelta(days=1)  # ...or on any tick once it has not been for this long
 
+T = TypeVar("T")
+
+
+def run_now(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` to its end from synchronous code (the command line, the tests). Called
+    where an event loop runs already, it runs on a loop of its own in another thread (and
+    the caller waits): code on an event loop should await the ``a...`` method instead."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()
+
 
 class Referee:
     def __init__(
@@ -47,8 +67,11 @@ class Referee:
         store: Store,
         config: ServiceConfig,
         inbox: InboxTransport | None = None,
-        outbox: OutboxTransport | None = None,
+        outbox: MailSender | Any | None = None,
     ):
+        """``outbox``: a :class:`~referee.mail.transport.MailSender`, or a Maildir outbox
+        (anything with ``deliver`` and ``sync``), which is sent to through a
+        :class:`~referee.mail.maildir.MaildirSender`."""
         self.store = store
         self.config = config
         self.inbox = inbox
@@ -59,6 +82,7 @@ class Referee:
         self.judge = Judge(store, config, self.book, self.notices, self.clock)
         self._tmp_cleaned: datetime | None = None  # when the Maildirs' tmp/ were last cleaned
         self._running_since: datetime | None = None  # the first tick of this process
+        self._sender: MaildirSender | None = None
 
     @classmethod
     def with_maildirs(cls, store: Store, config: ServiceConfig) -> Referee:
@@ -75,13 +99,26 @@ class Referee:
     # ------------------------------------------------------------------ the whole cycle
 
     def tick(self, now: datetime) -> TickReport:
+        """:meth:`atick`, from synchronous code."""
+        return run_now(self.atick(now))
+
+    async def atick(self, now: datetime) -> TickReport:
         """Everything due as of ``now``: mail in, then mail, starts and deadlines in time order,
-        then reminders and mail out.
+        then reminders and mail out (the database work in a worker thread, the sending on
+        the event loop that carries the transport's connections).
 
         Time order matters across matches too: a match that starts at T brings the season
         balance after every settlement before T, and a mail is judged before the deadline
         that follows its arrival. At the same instant a deadline comes before a start.
         """
+        report = await asyncio.to_thread(self._decide, now)
+        report.sent, report.send_errors = await self.aflush_outbox(now)
+        self._clean_tmp(now, idle=report.summary() == TickReport().summary())
+        return report
+
+    def _decide(self, now: datetime) -> TickReport:
+        """The database part of a tick: ingest, then mail, starts and deadlines in time
+        order, then reminders."""
         report = TickReport()
         last_event = self._last_event_id()
         self.clock.new_tick()
@@ -100,8 +137,6 @@ class Referee:
                 report.started += self.start_due(boundary)
         report.closed = self._closes_since(last_event)
         report.reminders = self.send_reminders(now)
-        report.sent, report.send_errors = self.flush_outbox(now)
-        self._clean_tmp(now, idle=report.summary() == TickReport().summary())
         return report
 
     def ingest(self, now: datetime) -> int:
@@ -125,10 +160,28 @@ class Referee:
         return self.clock.send_reminders(now)
 
     def flush_outbox(self, now: datetime) -> tuple[int, int]:
+        """:meth:`aflush_outbox`, from synchronous code."""
+        return run_now(self.aflush_outbox(now))
+
+    async def aflush_outbox(self, now: datetime) -> tuple[int, int]:
         """Deliver due outbox mail (:mod:`referee.pipeline.deliver`)."""
-        if self.outbox is None:
+        sender = self.sender
+        if sender is None:
             return 0, 0
-        return Delivery(self.store, self.outbox, self.config.outbox_max_attempts).flush(now)
+        delivery = Delivery(self.store, sender, self.config.outbox_max_attempts, self.config.mail.address)
+        return await delivery.flush(now)
+
+    @property
+    def sender(self) -> MailSender | None:
+        """The outbox's transport: ``outbox`` itself when it sends, else a Maildir sender on it."""
+        outbox = self.outbox
+        if outbox is None:
+            return None
+        if hasattr(outbox, "send"):
+            return outbox  # type: ignore[no-any-return]
+        if self._sender is None or self._sender.outbox is not outbox:
+            self._sender = MaildirSender(outbox)
+        return self._sender
 
     # ------------------------------------------------------------------ housekeeping
 

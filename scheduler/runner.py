@@ -12,7 +12,8 @@
   its arrival time.
 
 Database work runs in a worker thread, one job at a time (a lock), so jobs never
-interleave and the event loop stays responsive.
+interleave and the event loop stays responsive; the outbound transport's sending runs on
+the event loop itself (its connections live there).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ class ServiceRunner:
             # has not finished moving into new/ is still seen before that deadline closes.
             now = self.clock() - self.grace
             try:
-                report = await asyncio.to_thread(self.referee.tick, now)
+                report = await self.referee.atick(now)  # its database work runs in a worker thread
             except Exception:
                 log.exception("cycle (%s) at %s failed; the next poll retries", reason, now.isoformat())
                 return None

@@ -27,8 +27,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parseaddr
 from pathlib import Path
+from typing import Any
 
-__all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "deliver_to_maildir"]
+from referee.mail.transport import OutboundMail, Outcome, SendResult
+
+__all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "MaildirSender", "deliver_to_maildir"]
 
 SEEN_INFO = ":2,S"
 TMP_MAX_AGE = timedelta(days=1)  # a file left in tmp/ this long is an interrupted delivery
@@ -165,6 +168,36 @@ class MaildirOutbox:
             for folder in {os.path.dirname(path) for path in self._unsynced}:
                 _fsync_dir(folder)
         self._unsynced.clear()
+
+
+class MaildirSender:
+    """The outbox's transport on a :class:`MaildirOutbox` (or anything with its ``deliver``
+    and ``sync``): a file written is sent; an error of the file system is temporary (a full
+    disk, a folder not writable yet), an address no folder can be made for is permanent."""
+
+    concurrency = 1  # local files: one at a time is as fast, and keeps the order
+
+    def __init__(self, outbox: Any) -> None:
+        self.outbox = outbox
+
+    async def send(self, mail: OutboundMail) -> SendResult:
+        results: dict[str, tuple[Outcome, str]] = {}
+        for recipient in mail.recipients:
+            try:
+                self.outbox.deliver(recipient, mail.data, mail.key, durable=False)
+            except ValueError as exc:  # no usable address in it
+                results[recipient] = ("permanent", f"{type(exc).__name__}: {exc}")
+            except OSError as exc:
+                results[recipient] = ("temporary", f"{type(exc).__name__}: {exc}")
+            else:
+                results[recipient] = ("sent", "")
+        return SendResult(results)
+
+    async def sync(self) -> None:
+        self.outbox.sync()
+
+    async def close(self) -> None:
+        return None
 
 
 def deliver_to_maildir(path: str | os.PathLike[str], data: bytes, delivered_at: datetime | None = None) -> Path:

@@ -1,88 +1,132 @@
-"""Delivery: outbox rows -> the transport; failures retried with growing delays.
+"""Delivery: outbox rows -> the transport, whose answer decides what happens to each row.
 
-A mail is marked sent only once its batch is durable at the transport
-(``OutboxTransport.sync``); a crash before that delivers it again, and the transport
-keeps one copy per dedupe key.
+Per batch of due rows: the mails go to the transport (:class:`~referee.mail.transport.MailSender`),
+up to its ``concurrency`` at once; then the transport makes them durable (``sync``); then
+one transaction records what became of each:
+
+* **sent**: marked sent (only now: a crash before this delivers it again, and the Maildir
+  transport keeps one copy per dedupe key);
+* a **temporary** failure (a 4xx reply, a connection lost, a full disk; also a bug in the
+  transport): tried again after a growing delay (``RETRY_DELAYS``), up to the configured
+  number of attempts, then given up (status ``failed``);
+* a **permanent** failure (a 5xx reply): recorded as ``failed`` at once, with the
+  server's answer, and never sent again.
+
+The database work runs in a worker thread so that the event loop, which carries the
+transport's connections, stays free.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import bindparam, select, update
 
+from referee.mail.transport import MailSender, OutboundMail, SendResult
 from referee.pipeline import BATCH
 from referee.store.db import Store
 from referee.store.models import Outbox
 from referee.timefmt import iso
 
-__all__ = ["Delivery", "OutboxTransport", "RETRY_DELAYS"]
+__all__ = ["Delivery", "RETRY_DELAYS"]
 
 log = logging.getLogger("referee")
 
 RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
+ERROR_LIMIT = 2000  # characters of a failure kept in last_error
 
-
-class OutboxTransport(Protocol):
-    def deliver(self, recipient: str, data: bytes, key: str, *, durable: bool = True) -> Any: ...
-
-    def sync(self) -> None:
-        """Make every delivery made with ``durable=False`` durable."""
+_TABLE = Outbox.__table__
+_MARK_SENT = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("b_id"), _TABLE.c.status == "pending")
+    .values(status="sent", sent_at=bindparam("b_at"), attempts=bindparam("b_attempts"))
+)
 
 
 class Delivery:
-    def __init__(self, store: Store, outbox: OutboxTransport, max_attempts: int):
+    def __init__(self, store: Store, sender: MailSender, max_attempts: int, envelope_sender: str):
         self.store = store
-        self.outbox = outbox
+        self.sender = sender
         self.max_attempts = max_attempts
+        self.envelope_sender = envelope_sender
 
-    def flush(self, now: datetime) -> tuple[int, int]:
-        """Deliver due outbox mail; returns (sent, failed attempts).
-
-        Per batch: one SELECT of what is due, the deliveries, one sync of the transport,
-        then one executemany UPDATE of the rows sent (and one UPDATE per failure)."""
+    async def flush(self, now: datetime) -> tuple[int, int]:
+        """Deliver due outbox mail; returns (sent, failed attempts)."""
         sent = errors = 0
-        table = Outbox.__table__
-        mark_sent = (
-            update(table)
-            .where(table.c.id == bindparam("b_id"))
-            .values(status="sent", sent_at=now, attempts=bindparam("b_attempts"))
-        )
         while True:
-            with self.store.unit_of_work() as session:
-                rows = session.execute(
+            rows = await asyncio.to_thread(self._due, now)
+            if not rows:
+                return sent, errors
+            results = await self._send_all(rows)
+            await self.sender.sync()  # the batch is durable at the transport before it is marked sent
+            done, failed = self._outcomes(rows, results, now)
+            await asyncio.to_thread(self._record, done, failed)
+            sent += len(done)
+            errors += len(failed)
+
+    def _due(self, now: datetime) -> list[Any]:
+        with self.store.unit_of_work() as session:
+            return list(
+                session.execute(
                     select(Outbox.id, Outbox.to_addr, Outbox.message, Outbox.dedupe_key, Outbox.attempts)
                     .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
                     .order_by(Outbox.id)
                     .limit(BATCH)
                 ).all()
-                if not rows:
-                    return sent, errors
-                done: list[dict[str, Any]] = []
-                failed: list[dict[str, Any]] = []
-                for row in rows:
-                    attempts = row.attempts + 1
-                    try:
-                        self.outbox.deliver(row.to_addr, row.message, row.dedupe_key, durable=False)
-                    except Exception as exc:
-                        errors += 1
-                        failed.append(self._failed(row, attempts, exc, now))
-                        continue
-                    done.append({"b_id": row.id, "b_attempts": attempts})
-                    sent += 1
-                self.outbox.sync()  # the batch is durable at the transport before it is marked sent
-                connection = session.connection()
-                if done:
-                    connection.execute(mark_sent, done)
-                for values in failed:
-                    connection.execute(update(table).where(table.c.id == values.pop("id")).values(**values))
+            )
 
-    def _failed(self, row: Any, attempts: int, exc: Exception, now: datetime) -> dict[str, Any]:
+    async def _send_all(self, rows: list[Any]) -> list[SendResult]:
+        mails = [OutboundMail(row.dedupe_key, self.envelope_sender, (row.to_addr,), row.message) for row in rows]
+        limit = max(1, self.sender.concurrency)
+        if limit == 1:  # one at a time, in order (no tasks to make)
+            return [await self._send(mail) for mail in mails]
+        gate = asyncio.Semaphore(limit)
+
+        async def gated(mail: OutboundMail) -> SendResult:
+            async with gate:
+                return await self._send(mail)
+
+        return list(await asyncio.gather(*(gated(mail) for mail in mails)))
+
+    async def _send(self, mail: OutboundMail) -> SendResult:
+        try:
+            return await self.sender.send(mail)
+        except Exception as exc:  # a transport's bug: nothing is lost, the mail is tried again
+            log.exception("outbox: the transport failed on %s", mail.key)
+            return SendResult.every(mail, "temporary", f"{type(exc).__name__}: {exc}")
+
+    def _outcomes(
+        self, rows: list[Any], results: list[SendResult], now: datetime
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        done: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
+        for row, result in zip(rows, results, strict=True):
+            attempts = row.attempts + 1
+            if result.outcome == "sent":
+                done.append({"b_id": row.id, "b_attempts": attempts, "b_at": now})
+            else:
+                failed.append(self._failed(row, attempts, result, now))
+        return done, failed
+
+    def _record(self, done: list[dict[str, Any]], failed: list[dict[str, Any]]) -> None:
+        with self.store.unit_of_work() as session:
+            connection = session.connection()
+            if done:
+                connection.execute(_MARK_SENT, done)
+            for values in failed:
+                connection.execute(update(_TABLE).where(_TABLE.c.id == values.pop("id")).values(**values))
+
+    def _failed(self, row: Any, attempts: int, result: SendResult, now: datetime) -> dict[str, Any]:
         """What a failed attempt changes in the row: the error, and the next attempt or the end."""
-        last_error = f"{type(exc).__name__}: {exc}"[:2000]
+        last_error = (result.detail or result.outcome)[:ERROR_LIMIT]
         values: dict[str, Any] = {"id": row.id, "attempts": attempts, "last_error": last_error}
+        if result.outcome == "permanent":
+            values["status"] = "failed"
+            log.error("outbox %s to %s: refused for good, not sent again: %s", row.id, row.to_addr, last_error)
+            return values
         if attempts >= self.max_attempts:
             values["status"] = "failed"
             log.error("outbox %s to %s: giving up after %d attempts: %s", row.id, row.to_addr, attempts, last_error)

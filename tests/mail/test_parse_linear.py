@@ -383,7 +383,8 @@ def test_uncut_reading_keeps_what_is_below_a_kept_attribution() -> None:
     [
         "-----Original Message-----",
         "---------- Forwarded message ---------",
-        "From: Referee <r@pbem.example.org>\nSent: Tuesday, March 12, 2024 10:15 AM\nTo: p@example.net\nSubject: Round 3",
+        "From: Referee <r@pbem.example.org>\nSent: Tuesday, March 12, 2024 10:15 AM\n"
+        "To: p@example.net\nSubject: Round 3",
         "________________________________\nFrom: Referee <r@pbem.example.org>\nSent: Tuesday\nSubject: Round 3",
     ],
 )

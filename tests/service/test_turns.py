@@ -287,13 +287,14 @@ def test_stale_files_in_the_maildirs_tmp_go_once_an_hour(tmp_path, sqlite_store,
     w = World(tmp_path / "w", sqlite_store.url, season())
     try:
         w.tick(START)
+        w.tick(START + timedelta(minutes=1))  # the first quiet tick looks (and finds nothing)
         stale = w.config.mail.inbox / "tmp" / "1.M1P1Q1.host"
         stale.write_bytes(b"half a delivery")
         old = (START - 2 * DAY).timestamp()
         os.utime(stale, (old, old))
-        w.tick(START + timedelta(minutes=1))  # looked for at most once an hour
+        w.tick(START + timedelta(minutes=2))  # quiet too, but looked for at most once an hour
         assert stale.exists()
-        w.tick(START + HOUR)
+        w.tick(START + HOUR + timedelta(minutes=1))
         assert not stale.exists()
     finally:
         w.store.dispose()

@@ -1,0 +1,76 @@
+"""What a transport promises the service, whatever carries the mail (a Maildir, SMTP, ...).
+
+Outbound, a :class:`MailSender` takes one :class:`OutboundMail` at a time and says what
+became of it for each recipient (:class:`SendResult`): **sent** (the transport has it:
+a Maildir file written, an SMTP server's 250), a **temporary** failure (try again later:
+a 4xx reply, a connection that failed or dropped, a full disk), or a **permanent** one
+(a 5xx reply, an address no Maildir can be made for): recorded, never retried. A sender
+never raises for what happens to a mail; an exception is a bug, and the outbox treats it
+as a temporary failure so that nothing is lost.
+
+Senders are asynchronous: the outbox sends up to ``concurrency`` mails at once, then
+calls :meth:`MailSender.sync` before it marks them sent (a Maildir makes its batch
+durable there; an SMTP server's 250 means it has queued the mail already).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+__all__ = ["OUTCOMES", "MailSender", "OutboundMail", "Outcome", "SendResult"]
+
+Outcome = Literal["sent", "temporary", "permanent"]
+OUTCOMES: tuple[Outcome, ...] = ("sent", "temporary", "permanent")
+
+
+@dataclass(frozen=True)
+class OutboundMail:
+    key: str  # the outbox row's dedupe key: the same mail sent again has the same key
+    sender: str  # the envelope sender (bounces come back to it)
+    recipients: tuple[str, ...]
+    data: bytes  # the whole message, CRLF line ends
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """What became of a mail, per recipient: ``{address: (outcome, detail)}``; detail is
+    the server's reply or the error, for the outbox's ``last_error`` and the logs."""
+
+    recipients: dict[str, tuple[Outcome, str]]
+
+    @classmethod
+    def every(cls, mail: OutboundMail, outcome: Outcome, detail: str = "") -> SendResult:
+        return cls({address: (outcome, detail) for address in mail.recipients})
+
+    @property
+    def outcome(self) -> Outcome:
+        """The mail's outcome: sent when every recipient has it; else temporary when any
+        recipient may still get it by trying again; else permanent."""
+        outcomes = {outcome for outcome, _ in self.recipients.values()}
+        if outcomes <= {"sent"}:
+            return "sent"
+        return "temporary" if "temporary" in outcomes else "permanent"
+
+    @property
+    def detail(self) -> str:
+        """The replies of the recipients that do not have the mail, one per recipient."""
+        return "; ".join(
+            f"{address}: {detail or outcome}"
+            for address, (outcome, detail) in self.recipients.items()
+            if outcome != "sent"
+        )
+
+
+class MailSender(Protocol):
+    """An outbound transport (see the module's docstring)."""
+
+    concurrency: int  # mails the outbox may have in flight at once
+
+    async def send(self, mail: OutboundMail) -> SendResult: ...
+
+    async def sync(self) -> None:
+        """Make every mail sent so far durable at the transport."""
+
+    async def close(self) -> None:
+        """Let go of connections (the next send opens them again)."""
