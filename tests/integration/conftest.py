@@ -1,0 +1,146 @@
+"""The loopback mail stack (Dovecot IMAP+LMTP, Postfix SMTP), started once per test session.
+
+deploy/mailstack/start-mailstack.sh writes every config file, log, queue and mailbox under one
+directory and listens on 127.0.0.1 only; mail goes only to @example.test. The fixture picks free
+ports, so two test runs at once do not collide. Without root or without the Debian packages
+(deploy/mailstack/install-mailstack.sh) the tests skip, or fail when REFEREE_REQUIRE_MAILSTACK or
+CI is set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "deploy" / "mailstack" / "start-mailstack.sh"
+SCRIPT_TIMEOUT = 60  # seconds; a start takes about 2 s
+
+
+@dataclass(frozen=True)
+class MailStack:
+    dir: Path
+    imap_port: int
+    smtp_port: int
+    lmtp_port: int
+    host: str = "127.0.0.1"
+    domain: str = "example.test"
+    password: str = "secret"
+    users: tuple[str, ...] = ("referee", "alice", "bob")
+
+    def address(self, user: str) -> str:
+        """alice -> alice@example.test (the IMAP login name is the full address)."""
+        if user not in self.users:
+            raise ValueError(f"{user!r} is not a mailbox of the stack {self.users}")
+        return f"{user}@{self.domain}"
+
+    def logs(self) -> str:
+        """The daemons' logs, for assertion messages."""
+        parts = []
+        for name in ("dovecot.log", "postfix.log"):
+            path = self.dir / "log" / name
+            text = path.read_text(errors="replace") if path.exists() else "(missing)"
+            parts.append(f"--- {name} ---\n{text}")
+        return "\n".join(parts)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the stack carries the marker (select or deselect with -m mailstack)."""
+    for item in items:
+        if "mailstack" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.mailstack)
+
+
+def _free_ports(n: int) -> list[int]:
+    """n distinct free TCP ports on 127.0.0.1 (all bound at once, so they differ)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _run_script(directory: Path, action: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    # The script redirects the daemons' stdio itself; capture_output cannot hang on them.
+    return subprocess.run(
+        ["bash", str(SCRIPT), str(directory), action],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=SCRIPT_TIMEOUT,
+        check=False,
+    )
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("REFEREE_REQUIRE_MAILSTACK") or os.environ.get("CI"):
+        pytest.fail(f"the loopback mail stack is required here but did not start:\n{reason}", pytrace=False)
+    pytest.skip(f"loopback mail stack not available: {reason}")
+
+
+@pytest.fixture(scope="session")
+def mailstack() -> Iterator[MailStack]:
+    # Not tmp_path: it is 0700, and the mail uid and the postfix user must traverse the directory.
+    directory = Path(tempfile.mkdtemp(prefix="mailstack-", dir="/tmp"))
+    directory.chmod(0o755)
+    env: dict[str, str] = {}
+    stack: MailStack | None = None
+    try:
+        failure = ""
+        for _attempt in range(3):  # a free port can be taken by someone else before the daemons bind it
+            imap_port, lmtp_port, smtp_port = _free_ports(3)
+            stack = MailStack(dir=directory, imap_port=imap_port, smtp_port=smtp_port, lmtp_port=lmtp_port)
+            env = {
+                **os.environ,
+                "IMAP_PORT": str(imap_port),
+                "LMTP_PORT": str(lmtp_port),
+                "SMTP_PORT": str(smtp_port),
+                "MAIL_DOMAIN": stack.domain,
+                "MAIL_USERS": " ".join(stack.users),
+                "MAIL_PASSWORD": stack.password,
+            }
+            try:
+                result = _run_script(directory, "start", env)
+            except subprocess.TimeoutExpired as exc:
+                # exc.stdout/stderr are bytes (even with text=True) or None
+                output = "".join(
+                    o.decode(errors="replace") if isinstance(o, bytes) else o or "" for o in (exc.stdout, exc.stderr)
+                )
+                failure = f"{SCRIPT} did not finish within {SCRIPT_TIMEOUT} s:\n{output}"
+                break
+            if result.returncode == 0:
+                failure = ""
+                break
+            failure = f"{SCRIPT} exited {result.returncode}:\n{result.stdout}{result.stderr}"
+            # 2: cannot run here (not root, packages missing); only a port taken meanwhile is worth a retry
+            if result.returncode == 2 or "Address already in use" not in result.stdout + result.stderr:
+                break
+        if failure:
+            _unavailable(failure)
+        assert stack is not None
+        yield stack
+    finally:
+        # Runs when a test failed too, and after a failed start (the script stops by pid file only
+        # what it started; with nothing started it just says "no pid file").
+        if env:
+            try:
+                stop = _run_script(directory, "stop", env)
+                if stop.returncode != 0:
+                    print(f"stopping the mail stack failed:\n{stop.stdout}{stop.stderr}")
+            except subprocess.TimeoutExpired:
+                print(f"stopping the mail stack in {directory} took over {SCRIPT_TIMEOUT} s")
+        shutil.rmtree(directory, ignore_errors=True)
