@@ -273,7 +273,7 @@ def open_store(args: argparse.Namespace) -> tuple[ServiceConfig, Store]:
 def make_referee(config: ServiceConfig, store: Store):
     from referee.service import Referee
 
-    return Referee.with_maildirs(store, config)
+    return Referee.configured(store, config)
 
 
 def safe_url(url: str) -> str:

@@ -119,14 +119,36 @@ def read_toml(path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- service config
 
 
+@dataclass(frozen=True)
+class SmtpSettings:
+    """``[smtp]``: the server outbound mail goes to (:mod:`referee.mail.smtp`)."""
+
+    host: str
+    port: int
+    security: str = "starttls"  # "tls": TLS from the start (port 465); "starttls" (587); "none": loopback only
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)  # never logged, never shown
+    concurrency: int = 4  # connections sending at once
+    timeout: float = 60.0  # seconds for any one step (connect, a command, the data)
+    local_hostname: str | None = None  # the EHLO name (default: this host's name)
+    validate_certs: bool = True
+
+
+INBOUND = ("maildir",)
+OUTBOUND = ("maildir", "smtp")
+SECURITY = ("tls", "starttls", "none")
+
+
 @dataclass
 class MailConfig:
     address: str  # our From; personal reply addresses are local+token@domain
     name: str = "Referee"
-    transport: str = "maildir"
+    transport: str = "maildir"  # the inbound transport (the old name of `inbound`)
     inbox: Path | None = None  # maildir transport: where inbound mail is delivered
     outbox: Path | None = None  # maildir transport: where we deliver outbound mail
     per_address: bool = True  # one Maildir per recipient under outbox/
+    outbound: str = "maildir"  # "maildir" or "smtp"
+    smtp: SmtpSettings | None = None  # [smtp], when outbound = "smtp"
 
     @property
     def local(self) -> str:
@@ -161,7 +183,7 @@ def load_service_config(path: Path) -> ServiceConfig:
     path = Path(path)
     data = read_toml(path)
     where = str(path)
-    _unknown(data, {"database", "secret", "secret_file", "mail", "service"}, where)
+    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp"}, where)
     base = path.parent.resolve()
 
     database = _str(data, "database", where, "sqlite:///referee.db")
@@ -186,13 +208,21 @@ def load_service_config(path: Path) -> ServiceConfig:
 
     mail = _table(data, "mail", where)
     mwhere = f"{where} [mail]"
-    _unknown(mail, {"address", "name", "transport", "inbox", "outbox", "per_address"}, mwhere)
+    _unknown(mail, {"address", "name", "transport", "inbound", "outbound", "inbox", "outbox", "per_address"}, mwhere)
     address = _str(mail, "address", mwhere).lower()
     if not _EMAIL.match(address) or "+" in address.split("@")[0]:
         raise ConfigError(f"{mwhere}: address {address!r} must be a plain address such as referee@example.org")
-    transport = _str(mail, "transport", mwhere, "maildir")
-    if transport != "maildir":
-        raise ConfigError(f"{mwhere}: transport {transport!r} is not supported (supported: maildir)")
+    if "transport" in mail and "inbound" in mail:
+        raise ConfigError(f"{mwhere}: set inbound (transport is its old name), not both")
+    transport = _str(mail, "inbound", mwhere, None) if "inbound" in mail else _str(mail, "transport", mwhere, "maildir")
+    if transport not in INBOUND:
+        raise ConfigError(f"{mwhere}: inbound {transport!r} is not supported (supported: {', '.join(INBOUND)})")
+    outbound = _str(mail, "outbound", mwhere, "maildir")
+    if outbound not in OUTBOUND:
+        raise ConfigError(f"{mwhere}: outbound {outbound!r} is not supported (supported: {', '.join(OUTBOUND)})")
+    smtp = _smtp(_table(data, "smtp", where), f"{where} [smtp]", base) if "smtp" in data else None
+    if outbound == "smtp" and smtp is None:
+        raise ConfigError(f'{mwhere}: outbound = "smtp" needs an [smtp] table (host, port, security, username, ...)')
     mc = MailConfig(
         address=address,
         name=_str(mail, "name", mwhere, "Referee"),
@@ -200,6 +230,8 @@ def load_service_config(path: Path) -> ServiceConfig:
         inbox=(base / _str(mail, "inbox", mwhere, "mail/inbox")).resolve(),
         outbox=(base / _str(mail, "outbox", mwhere, "mail/outbox")).resolve(),
         per_address=_bool(mail, "per_address", mwhere, True),
+        outbound=outbound,
+        smtp=smtp,
     )
 
     svc = _table(data, "service", where)
@@ -244,6 +276,52 @@ def load_service_config(path: Path) -> ServiceConfig:
         log_level=level,
         arrival_grace_seconds=float(grace),
         **limits,
+    )
+
+
+def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
+    """``[smtp]``. The password: ``password_env`` names an environment variable (default
+    ``REFEREE_SMTP_PASSWORD``, read when set), else ``password_file`` (relative to this
+    file), else ``password`` (a file other people cannot read is the better place)."""
+    allowed = {"host", "port", "security", "username", "password", "password_file", "password_env"}
+    _unknown(table, allowed | {"concurrency", "timeout_seconds", "helo_name", "validate_certs"}, where)
+    security = _str(table, "security", where, "starttls")
+    if security not in SECURITY:
+        raise ConfigError(f"{where}: security must be one of {', '.join(SECURITY)}, got {security!r}")
+    port = table.get("port", {"tls": 465, "starttls": 587, "none": 25}[security])
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        raise ConfigError(f"{where}: port must be a port number, got {port!r}")
+    concurrency = table.get("concurrency", 4)
+    if not isinstance(concurrency, int) or isinstance(concurrency, bool) or not 1 <= concurrency <= 64:
+        raise ConfigError(f"{where}: concurrency must be a whole number from 1 to 64, got {concurrency!r}")
+    timeout = table.get("timeout_seconds", 60)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 600:
+        raise ConfigError(f"{where}: timeout_seconds must be a number of seconds from 1 to 600, got {timeout!r}")
+    username = _str(table, "username", where) if "username" in table else None
+    env_name = _str(table, "password_env", where, "REFEREE_SMTP_PASSWORD")
+    password = os.environ.get(env_name) or None
+    if password is None and "password_file" in table:
+        password_path = base / _str(table, "password_file", where)
+        try:
+            password = password_path.read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"{where}: password_file {password_path}: {exc.strerror}") from None
+    if password is None and "password" in table:
+        password = _str(table, "password", where)
+    if username and password is None:
+        raise ConfigError(
+            f"{where}: username {username!r} needs a password: set ${env_name}, password_file or password"
+        )
+    return SmtpSettings(
+        host=_str(table, "host", where),
+        port=port,
+        security=security,
+        username=username,
+        password=password,
+        concurrency=concurrency,
+        timeout=float(timeout),
+        local_hostname=_str(table, "helo_name", where) if "helo_name" in table else None,
+        validate_certs=_bool(table, "validate_certs", where, True),
     )
 
 

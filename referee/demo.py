@@ -188,7 +188,7 @@ def _set_up(folder: Path, seed: int, game: str) -> tuple[Path, datetime, Service
     store = Store(config.database)
     store.migrate()
     load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
-    referee = Referee.with_maildirs(store, config)
+    referee = Referee.configured(store, config)
     clients = {
         key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
         for key, (name, _tz) in PLAYERS.items()

@@ -85,22 +85,35 @@ class Referee:
         self._sender: MaildirSender | None = None
 
     @classmethod
-    def with_maildirs(cls, store: Store, config: ServiceConfig) -> Referee:
-        """The referee on the embedded transport, as ``referee.toml`` configures it."""
+    def configured(cls, store: Store, config: ServiceConfig) -> Referee:
+        """The referee on the transports ``referee.toml`` configures: mail in from a Maildir;
+        mail out to Maildirs, or to an SMTP server (``[mail] outbound = "smtp"``)."""
         from referee.mail.maildir import MaildirInbox, MaildirOutbox
 
-        return cls(
-            store,
-            config,
-            inbox=MaildirInbox(config.mail.inbox),
-            outbox=MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address),
-        )
+        outbox: Any
+        if config.mail.outbound == "smtp":
+            from referee.mail.smtp import SmtpSender
+
+            assert config.mail.smtp is not None  # the configuration checks it
+            outbox = SmtpSender(config.mail.smtp)
+        else:
+            outbox = MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address)
+        return cls(store, config, inbox=MaildirInbox(config.mail.inbox), outbox=outbox)
 
     # ------------------------------------------------------------------ the whole cycle
 
     def tick(self, now: datetime) -> TickReport:
-        """:meth:`atick`, from synchronous code."""
-        return run_now(self.atick(now))
+        """:meth:`atick`, from synchronous code (the transport's connections closed after it:
+        they belong to the event loop the call makes)."""
+        return run_now(self._closing(self.atick(now)))
+
+    async def _closing(self, work: Coroutine[Any, Any, T]) -> T:
+        try:
+            return await work
+        finally:
+            sender = self.sender
+            if sender is not None:
+                await sender.close()
 
     async def atick(self, now: datetime) -> TickReport:
         """Everything due as of ``now``: mail in, then mail, starts and deadlines in time order,
@@ -161,7 +174,7 @@ class Referee:
 
     def flush_outbox(self, now: datetime) -> tuple[int, int]:
         """:meth:`aflush_outbox`, from synchronous code."""
-        return run_now(self.aflush_outbox(now))
+        return run_now(self._closing(self.aflush_outbox(now)))
 
     async def aflush_outbox(self, now: datetime) -> tuple[int, int]:
         """Deliver due outbox mail (:mod:`referee.pipeline.deliver`)."""

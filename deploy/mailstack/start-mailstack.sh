@@ -88,6 +88,8 @@ for u in $MAIL_USERS; do
   echo "$u@$MAIL_DOMAIN:{PLAIN}$MAIL_PASSWORD::::::" >> "$DIR/users"
   echo "$u@$MAIL_DOMAIN OK" >> "$DIR/postfix/vmailbox"
 done
+printf '%s\n' "busy@$MAIL_DOMAIN 450 4.2.1 mailbox busy, try again later" \
+  "gone@$MAIL_DOMAIN 550 5.1.1 no such user here" > "$DIR/postfix/recipient_access"
 chgrp dovecot "$DIR/users"; chmod 0640 "$DIR/users"   # auth process runs as user dovecot
 
 cat > "$DIR/dovecot.conf" <<EOF
@@ -161,6 +163,9 @@ inet_interfaces = 127.0.0.1
 inet_protocols = ipv4
 mynetworks = 127.0.0.0/8
 smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination
+# addresses that answer as real servers sometimes do, for tests of the referee's outbox:
+# busy@ a temporary failure (450), gone@ a permanent one (550)
+smtpd_recipient_restrictions = check_recipient_access texthash:$PF/recipient_access, permit_mynetworks, reject_unauth_destination
 virtual_mailbox_domains = $MAIL_DOMAIN
 virtual_mailbox_maps = texthash:$PF/vmailbox
 virtual_transport = lmtp:inet:127.0.0.1:$LMTP_PORT

@@ -1,0 +1,77 @@
+"""[mail] inbound / outbound and [smtp] in referee.toml: the transports chosen, the SMTP
+password from the environment, a file or the file itself, never shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.config import ConfigError, load_service_config
+
+BASE = 'secret = "0123456789abcdef0123"\n[mail]\naddress = "referee@example.org"\n'
+
+
+def config(tmp_path, text: str):
+    path = tmp_path / "referee.toml"
+    path.write_text(BASE + text)
+    return load_service_config(path)
+
+
+def test_maildir_both_ways_by_default_and_the_old_transport_key_still_reads(tmp_path):
+    assert (config(tmp_path, "").mail.transport, config(tmp_path, "").mail.outbound) == ("maildir", "maildir")
+    assert config(tmp_path, 'transport = "maildir"\n').mail.transport == "maildir"
+    with pytest.raises(ConfigError, match="not both"):
+        config(tmp_path, 'transport = "maildir"\ninbound = "maildir"\n')
+
+
+def test_smtp_out_with_the_password_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFEREE_SMTP_PASSWORD", "app-password-1")
+    cfg = config(
+        tmp_path,
+        'outbound = "smtp"\n[smtp]\nhost = "smtp.example.org"\nusername = "referee@example.org"\nconcurrency = 8\n',
+    )
+    smtp = cfg.mail.smtp
+    assert (smtp.host, smtp.port, smtp.security, smtp.concurrency) == ("smtp.example.org", 587, "starttls", 8)
+    assert smtp.password == "app-password-1"
+    assert "app-password-1" not in repr(cfg) and "app-password-1" not in repr(smtp)
+
+
+def test_the_password_from_a_file_or_the_file_itself_and_tls_on_465(tmp_path, monkeypatch):
+    monkeypatch.delenv("REFEREE_SMTP_PASSWORD", raising=False)
+    (tmp_path / "smtp-password").write_text("from-a-file\n")
+    text = 'outbound = "smtp"\n[smtp]\nhost = "h"\nsecurity = "tls"\nusername = "u"\npassword_file = "smtp-password"\n'
+    smtp = config(tmp_path, text).mail.smtp
+    assert (smtp.port, smtp.password) == (465, "from-a-file")
+    monkeypatch.setenv("MY_PASS", "from-my-env")
+    text = 'outbound = "smtp"\n[smtp]\nhost = "h"\nusername = "u"\npassword_env = "MY_PASS"\npassword = "inline"\n'
+    assert config(tmp_path, text).mail.smtp.password == "from-my-env"
+    monkeypatch.delenv("MY_PASS")
+    assert config(tmp_path, text).mail.smtp.password == "inline"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('outbound = "smtp"\n', r"needs an \[smtp\] table"),
+        ('outbound = "carrier-pigeon"\n', "outbound 'carrier-pigeon' is not supported"),
+        ('inbound = "pop3"\n', "inbound 'pop3' is not supported"),
+        ('outbound = "smtp"\n[smtp]\nhost = "h"\nsecurity = "ssl"\n', "security must be one of"),
+        ('outbound = "smtp"\n[smtp]\nhost = "h"\nport = 0\n', "port must be a port number"),
+        ('outbound = "smtp"\n[smtp]\nhost = "h"\nconcurrency = 0\n', "concurrency must be"),
+        ('outbound = "smtp"\n[smtp]\nhost = "h"\nusername = "u"\n', "needs a password"),
+        ('outbound = "smtp"\n[smtp]\nhost = "h"\npasword = "typo"\n', "unknown key 'pasword'"),
+    ],
+)
+def test_mistakes_in_the_transport_tables_are_named(tmp_path, monkeypatch, text, message):
+    monkeypatch.delenv("REFEREE_SMTP_PASSWORD", raising=False)
+    with pytest.raises(ConfigError, match=message):
+        config(tmp_path, text)
+
+
+def test_the_configured_referee_sends_by_smtp(tmp_path, monkeypatch):
+    from referee.mail.smtp import SmtpSender
+    from referee.service import Referee
+    from referee.store.db import Store
+
+    cfg = config(tmp_path, 'outbound = "smtp"\n[smtp]\nhost = "127.0.0.1"\nport = 10025\nsecurity = "none"\n')
+    referee = Referee.configured(Store(f"sqlite:///{tmp_path / 'r.db'}"), cfg)
+    assert isinstance(referee.sender, SmtpSender) and referee.sender.settings.port == 10025
