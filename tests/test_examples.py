@@ -65,3 +65,17 @@ def test_production_referee_toml_loads(tmp_path, monkeypatch):
     config = load_service_config(DEPLOY / "referee.production.toml")
     assert config.database == "sqlite:////var/lib/referee/referee.db"
     assert config.mail.inbox == Path("/var/lib/referee/mail/inbox")
+
+
+def test_the_smtp_example_in_example_referee_toml_loads(tmp_path, monkeypatch):
+    """The commented [smtp] block, switched on with outbound = "smtp", is a working configuration."""
+    monkeypatch.setenv("REFEREE_SMTP_PASSWORD", "an-app-password")
+    text = (DEPLOY / "example-referee.toml").read_text()
+    lines = text.splitlines()
+    start = lines.index("#   [smtp]")
+    block = [line[4:] for line in lines[start:] if line.startswith("#   ")]
+    text = text.replace('outbound = "maildir" ', 'outbound = "smtp"    ', 1) + "\n" + "\n".join(block) + "\n"
+    (tmp_path / "referee.toml").write_text(text)
+    config = load_service_config(tmp_path / "referee.toml")
+    assert config.mail.outbound == "smtp" and config.mail.smtp.host == "smtp.example.org"
+    assert config.mail.smtp.password == "an-app-password"
