@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import logging
 from collections.abc import Coroutine
 from datetime import datetime, timedelta
@@ -30,10 +31,10 @@ from referee.match.book import MATCH_CONTEXT, MatchBook, replay
 from referee.match.notices import Notices
 from referee.pipeline import BATCH
 from referee.pipeline.clock import Clock
-from referee.mail.maildir import MaildirSender
-from referee.mail.transport import MailSender
+from referee.mail.maildir import MaildirSender, MaildirSource
+from referee.mail.transport import MailSender, MailSource
 from referee.pipeline.deliver import Delivery
-from referee.pipeline.ingest import InboxTransport, Ingest
+from referee.pipeline.ingest import Ingest
 from referee.pipeline.judge import Judge
 from referee.pipeline.report import TickReport
 from referee.store.db import Store
@@ -66,12 +67,13 @@ class Referee:
         self,
         store: Store,
         config: ServiceConfig,
-        inbox: InboxTransport | None = None,
+        inbox: MailSource | Any | None = None,
         outbox: MailSender | Any | None = None,
     ):
-        """``outbox``: a :class:`~referee.mail.transport.MailSender`, or a Maildir outbox
-        (anything with ``deliver`` and ``sync``), which is sent to through a
-        :class:`~referee.mail.maildir.MaildirSender`."""
+        """``inbox``: a :class:`~referee.mail.transport.MailSource`, or a Maildir inbox (read
+        through a :class:`~referee.mail.maildir.MaildirSource`); ``outbox``: a
+        :class:`~referee.mail.transport.MailSender`, or a Maildir outbox (anything with
+        ``deliver`` and ``sync``), sent to through a :class:`~referee.mail.maildir.MaildirSender`."""
         self.store = store
         self.config = config
         self.inbox = inbox
@@ -83,6 +85,7 @@ class Referee:
         self._tmp_cleaned: datetime | None = None  # when the Maildirs' tmp/ were last cleaned
         self._running_since: datetime | None = None  # the first tick of this process
         self._sender: MaildirSender | None = None
+        self._source: MaildirSource | None = None
 
     @classmethod
     def configured(cls, store: Store, config: ServiceConfig) -> Referee:
@@ -111,9 +114,9 @@ class Referee:
         try:
             return await work
         finally:
-            sender = self.sender
-            if sender is not None:
-                await sender.close()
+            for transport in (self.source, self.sender):
+                if transport is not None:
+                    await transport.close()
 
     async def atick(self, now: datetime) -> TickReport:
         """Everything due as of ``now``: mail in, then mail, starts and deadlines in time order,
@@ -124,18 +127,18 @@ class Referee:
         balance after every settlement before T, and a mail is judged before the deadline
         that follows its arrival. At the same instant a deadline comes before a start.
         """
+        ingested = await self.aingest(now)
         report = await asyncio.to_thread(self._decide, now)
+        report.ingested = ingested
         report.sent, report.send_errors = await self.aflush_outbox(now)
         self._clean_tmp(now, idle=report.summary() == TickReport().summary())
         return report
 
     def _decide(self, now: datetime) -> TickReport:
-        """The database part of a tick: ingest, then mail, starts and deadlines in time
-        order, then reminders."""
+        """The database part of a tick: mail, starts and deadlines in time order, then reminders."""
         report = TickReport()
         last_event = self._last_event_id()
         self.clock.new_tick()
-        report.ingested = self.ingest(now)
         while True:
             t_mail, t_start, t_deadline = self.clock.next_times(now)
             if t_start is None and t_deadline is None:
@@ -153,11 +156,28 @@ class Referee:
         return report
 
     def ingest(self, now: datetime) -> int:
+        """:meth:`aingest`, from synchronous code."""
+        return run_now(self._closing(self.aingest(now)))
+
+    async def aingest(self, now: datetime) -> int:
         """Copy delivered mail into the database, then mark it processed at the transport.
         Never raises for a file or a mail."""
-        if self.inbox is None:
+        source = self.source
+        if source is None:
             return 0
-        return Ingest(self.store, self.inbox).run(now).stored
+        return (await Ingest(self.store, source).run(now)).stored
+
+    @property
+    def source(self) -> MailSource | None:
+        """The inbox's transport: ``inbox`` itself when it is one, else a Maildir source on it."""
+        inbox = self.inbox
+        if inbox is None:
+            return None
+        if inspect.iscoroutinefunction(getattr(inbox, "pending", None)):
+            return inbox  # type: ignore[no-any-return]
+        if self._source is None or self._source.inbox is not inbox:
+            self._source = MaildirSource(inbox)
+        return self._source
 
     def process_inbound(self, now: datetime, *, before: datetime | None = None) -> TickReport:
         """Judge pending mail that arrived by ``now`` (and before ``before``), in arrival order."""

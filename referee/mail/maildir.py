@@ -31,7 +31,7 @@ from typing import Any
 
 from referee.mail.transport import OutboundMail, Outcome, SendResult
 
-__all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "MaildirSender", "deliver_to_maildir"]
+__all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "MaildirSender", "MaildirSource", "deliver_to_maildir"]
 
 SEEN_INFO = ":2,S"
 TMP_MAX_AGE = timedelta(days=1)  # a file left in tmp/ this long is an interrupted delivery
@@ -168,6 +168,30 @@ class MaildirOutbox:
             for folder in {os.path.dirname(path) for path in self._unsynced}:
                 _fsync_dir(folder)
         self._unsynced.clear()
+
+
+class MaildirSource:
+    """Ingest's transport on a :class:`MaildirInbox` (or anything with its ``pending``,
+    ``read`` and ``mark_processed``): local files, read as they are asked for."""
+
+    def __init__(self, inbox: Any) -> None:
+        self.inbox = inbox
+
+    @property
+    def path(self) -> Any:
+        return getattr(self.inbox, "path", "inbox")
+
+    async def pending(self) -> list[Any]:
+        return list(self.inbox.pending())
+
+    async def read(self, item: Any) -> bytes:
+        return bytes(self.inbox.read(item))
+
+    async def mark_processed(self, item: Any) -> None:
+        self.inbox.mark_processed(item)
+
+    async def close(self) -> None:
+        return None
 
 
 class MaildirSender:

@@ -11,14 +11,30 @@ as a temporary failure so that nothing is lost.
 Senders are asynchronous: the outbox sends up to ``concurrency`` mails at once, then
 calls :meth:`MailSender.sync` before it marks them sent (a Maildir makes its batch
 durable there; an SMTP server's 250 means it has queued the mail already).
+
+Inbound, a :class:`MailSource` lists what waits (oldest first, each item with the time
+the mail reached the server: the Maildir delivery time, IMAP's INTERNALDATE), reads an
+item, and marks it processed once ingest has committed it. A source that cannot be
+reached raises :class:`TransportError` (or ``OSError``): ingest records the problem and
+tries again at the next tick.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from datetime import datetime
+from typing import Any, Literal, Protocol
 
-__all__ = ["OUTCOMES", "MailSender", "OutboundMail", "Outcome", "SendResult"]
+__all__ = [
+    "OUTCOMES",
+    "InboundItem",
+    "MailSender",
+    "MailSource",
+    "OutboundMail",
+    "Outcome",
+    "SendResult",
+    "TransportError",
+]
 
 Outcome = Literal["sent", "temporary", "permanent"]
 OUTCOMES: tuple[Outcome, ...] = ("sent", "temporary", "permanent")
@@ -74,3 +90,33 @@ class MailSender(Protocol):
 
     async def close(self) -> None:
         """Let go of connections (the next send opens them again)."""
+
+
+class TransportError(Exception):
+    """The transport cannot be reached or answered out of turn (nothing was lost)."""
+
+
+class InboundItem(Protocol):
+    """A mail waiting at the source."""
+
+    @property
+    def key(self) -> str:
+        """The source's name for it, unique in the source (a file name, a folder's UID)."""
+
+    @property
+    def delivered_at(self) -> datetime:
+        """When it reached the server (aware, UTC): what timeliness is judged by."""
+
+
+class MailSource(Protocol):
+    """An inbound transport (see the module's docstring)."""
+
+    async def pending(self) -> list[Any]:
+        """The items waiting, oldest first (each an :class:`InboundItem`)."""
+
+    async def read(self, item: Any) -> bytes: ...
+
+    async def mark_processed(self, item: Any) -> None:
+        """Called only once the mail is committed; idempotent."""
+
+    async def close(self) -> None: ...

@@ -19,10 +19,11 @@ the mail is stored and processed like any other (and the collision logged).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -30,19 +31,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from referee.pipeline import BATCH
 from referee.mail.identity import bounded, content_digest
 from referee.mail.parse import parse_headers
+from referee.mail.transport import MailSource, TransportError
 from referee.store.db import Store
 from referee.store.models import InboxProblem, Inbound
 
 log = logging.getLogger("referee.ingest")
-
-
-class InboxTransport(Protocol):
-    def pending(self) -> list[Any]:
-        """Items waiting, oldest first; each has ``key`` (str) and ``delivered_at`` (aware UTC)."""
-
-    def read(self, item: Any) -> bytes: ...
-
-    def mark_processed(self, item: Any) -> None: ...
 
 
 @dataclass
@@ -63,47 +56,60 @@ class _Mail:
 
 
 class Ingest:
-    def __init__(self, store: Store, inbox: InboxTransport):
-        self.store = store
-        self.inbox = inbox
+    """Reads from a :class:`~referee.mail.transport.MailSource` on the event loop; the
+    database work of each batch runs in a worker thread."""
 
-    def run(self, now: datetime) -> IngestReport:
+    def __init__(self, store: Store, source: MailSource):
+        self.store = store
+        self.source = source
+
+    async def run(self, now: datetime) -> IngestReport:
         report = IngestReport()
         try:
-            items = [item for item in self.inbox.pending() if item.delivered_at <= now]
-        except OSError as exc:
-            self._problem(report, getattr(self.inbox, "path", "inbox"), f"cannot list the inbox: {_os_error(exc)}", now)
-            self._forget_solved(report)
+            items = [item for item in await self.source.pending() if item.delivered_at <= now]
+        except (OSError, TransportError) as exc:
+            where = getattr(self.source, "path", "inbox")
+            await asyncio.to_thread(self._problem, report, where, f"cannot list the inbox: {_os_error(exc)}", now)
+            await asyncio.to_thread(self._forget_solved, report)
             return report
         for start in range(0, len(items), BATCH):
-            chunk = items[start : start + BATCH]
-            mails = [mail for mail in (self._read(item, report, now) for item in chunk) if mail is not None]
-            try:
-                stored = self._store(mails, now)
-            except SQLAlchemyError:
-                log.exception("ingest: a batch of %d mails was refused; storing them one by one", len(mails))
-                stored = []
-                for mail in mails:
-                    try:
-                        stored += self._store([mail], now)
-                    except SQLAlchemyError as exc:
-                        log.exception("ingest: %s could not be stored", mail.item.key)
-                        self._problem(report, mail.item.key, f"the database refused it: {type(exc).__name__}", now)
+            mails = []
+            for item in items[start : start + BATCH]:
+                mail = await self._read(item, report, now)
+                if mail is not None:
+                    mails.append(mail)
+            stored = await asyncio.to_thread(self._store_or_each, mails, report, now)
             for mail, duplicate in stored:
                 report.stored += not duplicate
                 report.duplicates += duplicate
-                self._mark(mail, report, now)
-        self._forget_solved(report)
+                await self._mark(mail, report, now)
+        await asyncio.to_thread(self._forget_solved, report)
         return report
 
     # ------------------------------------------------------------------ steps
 
-    def _read(self, item: Any, report: IngestReport, now: datetime) -> _Mail | None:
+    def _store_or_each(self, mails: list[_Mail], report: IngestReport, now: datetime) -> list[tuple[_Mail, bool]]:
+        """The batch in one transaction; refused, its mails one by one (a refusal costs
+        only its own mail, recorded as a problem and retried next tick)."""
         try:
-            raw = self.inbox.read(item)
-        except OSError as exc:
+            return self._store(mails, now)
+        except SQLAlchemyError:
+            log.exception("ingest: a batch of %d mails was refused; storing them one by one", len(mails))
+        stored: list[tuple[_Mail, bool]] = []
+        for mail in mails:
+            try:
+                stored += self._store([mail], now)
+            except SQLAlchemyError as exc:
+                log.exception("ingest: %s could not be stored", mail.item.key)
+                self._problem(report, mail.item.key, f"the database refused it: {type(exc).__name__}", now)
+        return stored
+
+    async def _read(self, item: Any, report: IngestReport, now: datetime) -> _Mail | None:
+        try:
+            raw = await self.source.read(item)
+        except (OSError, TransportError) as exc:
             log.warning("ingest: cannot read %s (%s); skipped, tried again next tick", item.key, _os_error(exc))
-            self._problem(report, item.key, f"cannot read the file: {_os_error(exc)}", now)
+            await asyncio.to_thread(self._problem, report, item.key, f"cannot read the mail: {_os_error(exc)}", now)
             return None
         headers = parse_headers(raw)
         return _Mail(
@@ -207,12 +213,13 @@ class Ingest:
                 message_id,
             )
 
-    def _mark(self, mail: _Mail, report: IngestReport, now: datetime) -> None:
+    async def _mark(self, mail: _Mail, report: IngestReport, now: datetime) -> None:
         try:
-            self.inbox.mark_processed(mail.item)
-        except OSError as exc:
+            await self.source.mark_processed(mail.item)
+        except (OSError, TransportError) as exc:
             log.warning("ingest: %s is stored but could not be marked processed (%s)", mail.item.key, _os_error(exc))
-            self._problem(report, mail.item.key, f"stored, but cannot be moved out of new/: {_os_error(exc)}", now)
+            reason = f"stored, but cannot be moved out of the inbox (new/ or the IMAP folder): {_os_error(exc)}"
+            await asyncio.to_thread(self._problem, report, mail.item.key, reason, now)
 
     # ------------------------------------------------------------------ problems
 
@@ -243,5 +250,7 @@ class Ingest:
             log.exception("ingest: could not clear solved inbox problems")
 
 
-def _os_error(exc: OSError) -> str:
+def _os_error(exc: Exception) -> str:
+    if not isinstance(exc, OSError):
+        return f"{type(exc).__name__}: {exc}"
     return f"{exc.strerror or type(exc).__name__}" + (f": {exc.filename}" if exc.filename else "")
