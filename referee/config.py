@@ -134,7 +134,23 @@ class SmtpSettings:
     validate_certs: bool = True
 
 
-INBOUND = ("maildir",)
+@dataclass(frozen=True)
+class ImapSettings:
+    """``[imap]``: the mailbox inbound mail is read from (:mod:`referee.mail.imap`)."""
+
+    host: str
+    port: int
+    security: str = "tls"  # "tls": TLS from the start (port 993); "none": loopback only
+    username: str = ""
+    password: str | None = field(default=None, repr=False)  # never logged, never shown
+    folder: str = "INBOX"  # where mail arrives
+    processed_folder: str = "Processed"  # where it goes once stored (created when missing)
+    max_message_bytes: int = 1 << 20  # a larger mail is read only this far
+    timeout: float = 60.0  # seconds for any one command
+    validate_certs: bool = True
+
+
+INBOUND = ("maildir", "imap")
 OUTBOUND = ("maildir", "smtp")
 SECURITY = ("tls", "starttls", "none")
 
@@ -149,6 +165,7 @@ class MailConfig:
     per_address: bool = True  # one Maildir per recipient under outbox/
     outbound: str = "maildir"  # "maildir" or "smtp"
     smtp: SmtpSettings | None = None  # [smtp], when outbound = "smtp"
+    imap: ImapSettings | None = None  # [imap], when inbound = "imap"
 
     @property
     def local(self) -> str:
@@ -183,7 +200,7 @@ def load_service_config(path: Path) -> ServiceConfig:
     path = Path(path)
     data = read_toml(path)
     where = str(path)
-    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp"}, where)
+    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp", "imap"}, where)
     base = path.parent.resolve()
 
     database = _str(data, "database", where, "sqlite:///referee.db")
@@ -221,6 +238,9 @@ def load_service_config(path: Path) -> ServiceConfig:
     if outbound not in OUTBOUND:
         raise ConfigError(f"{mwhere}: outbound {outbound!r} is not supported (supported: {', '.join(OUTBOUND)})")
     smtp = _smtp(_table(data, "smtp", where), f"{where} [smtp]", base) if "smtp" in data else None
+    imap = _imap(_table(data, "imap", where), f"{where} [imap]", base) if "imap" in data else None
+    if transport == "imap" and imap is None:
+        raise ConfigError(f'{mwhere}: inbound = "imap" needs an [imap] table (host, username, folder, ...)')
     if outbound == "smtp" and smtp is None:
         raise ConfigError(f'{mwhere}: outbound = "smtp" needs an [smtp] table (host, port, security, username, ...)')
     mc = MailConfig(
@@ -232,6 +252,7 @@ def load_service_config(path: Path) -> ServiceConfig:
         per_address=_bool(mail, "per_address", mwhere, True),
         outbound=outbound,
         smtp=smtp,
+        imap=imap,
     )
 
     svc = _table(data, "service", where)
@@ -298,7 +319,25 @@ def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 600:
         raise ConfigError(f"{where}: timeout_seconds must be a number of seconds from 1 to 600, got {timeout!r}")
     username = _str(table, "username", where) if "username" in table else None
-    env_name = _str(table, "password_env", where, "REFEREE_SMTP_PASSWORD")
+    password = _password(table, where, base, "REFEREE_SMTP_PASSWORD", username)
+    return SmtpSettings(
+        host=_str(table, "host", where),
+        port=port,
+        security=security,
+        username=username,
+        password=password,
+        concurrency=concurrency,
+        timeout=float(timeout),
+        local_hostname=_str(table, "helo_name", where) if "helo_name" in table else None,
+        validate_certs=_bool(table, "validate_certs", where, True),
+    )
+
+
+def _password(table: dict[str, Any], where: str, base: Path, default_env: str, username: str | None) -> str | None:
+    """A login's password: from the environment variable ``password_env`` names (default
+    *default_env*), else ``password_file`` (relative to the configuration file), else
+    ``password``; required with a username."""
+    env_name = _str(table, "password_env", where, default_env)
     password = os.environ.get(env_name) or None
     if password is None and "password_file" in table:
         password_path = base / _str(table, "password_file", where)
@@ -312,15 +351,44 @@ def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
         raise ConfigError(
             f"{where}: username {username!r} needs a password: set ${env_name}, password_file or password"
         )
-    return SmtpSettings(
+    return password
+
+
+def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
+    """``[imap]`` (the password as for ``[smtp]``, from ``$REFEREE_IMAP_PASSWORD`` by default)."""
+    _unknown(
+        table,
+        {"host", "port", "security", "username", "password", "password_file", "password_env", "folder"}
+        | {"processed_folder", "max_message_bytes", "timeout_seconds", "validate_certs"},
+        where,
+    )
+    security = _str(table, "security", where, "tls")
+    if security not in ("tls", "none"):
+        raise ConfigError(f"{where}: security must be tls or none, got {security!r}")
+    port = table.get("port", 993 if security == "tls" else 143)
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        raise ConfigError(f"{where}: port must be a port number, got {port!r}")
+    limit = table.get("max_message_bytes", 1 << 20)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 16 * 1024 <= limit <= 64 << 20:
+        raise ConfigError(f"{where}: max_message_bytes must be a whole number from 16384 to 67108864, got {limit!r}")
+    timeout = table.get("timeout_seconds", 60)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 600:
+        raise ConfigError(f"{where}: timeout_seconds must be a number of seconds from 1 to 600, got {timeout!r}")
+    username = _str(table, "username", where)
+    folder = _str(table, "folder", where, "INBOX")
+    processed = _str(table, "processed_folder", where, "Processed")
+    if processed == folder:
+        raise ConfigError(f"{where}: processed_folder must not be the folder mail arrives in ({folder!r})")
+    return ImapSettings(
         host=_str(table, "host", where),
         port=port,
         security=security,
         username=username,
-        password=password,
-        concurrency=concurrency,
+        password=_password(table, where, base, "REFEREE_IMAP_PASSWORD", username),
+        folder=folder,
+        processed_folder=processed,
+        max_message_bytes=limit,
         timeout=float(timeout),
-        local_hostname=_str(table, "helo_name", where) if "helo_name" in table else None,
         validate_certs=_bool(table, "validate_certs", where, True),
     )
 

@@ -89,8 +89,9 @@ class Referee:
 
     @classmethod
     def configured(cls, store: Store, config: ServiceConfig) -> Referee:
-        """The referee on the transports ``referee.toml`` configures: mail in from a Maildir;
-        mail out to Maildirs, or to an SMTP server (``[mail] outbound = "smtp"``)."""
+        """The referee on the transports ``referee.toml`` configures: mail in from a Maildir or
+        an IMAP folder (``[mail] inbound = "imap"``); mail out to Maildirs, or to an SMTP
+        server (``[mail] outbound = "smtp"``)."""
         from referee.mail.maildir import MaildirInbox, MaildirOutbox
 
         outbox: Any
@@ -101,7 +102,15 @@ class Referee:
             outbox = SmtpSender(config.mail.smtp)
         else:
             outbox = MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address)
-        return cls(store, config, inbox=MaildirInbox(config.mail.inbox), outbox=outbox)
+        inbox: Any
+        if config.mail.transport == "imap":
+            from referee.mail.imap import ImapSource
+
+            assert config.mail.imap is not None  # the configuration checks it
+            inbox = ImapSource(config.mail.imap)
+        else:
+            inbox = MaildirInbox(config.mail.inbox)
+        return cls(store, config, inbox=inbox, outbox=outbox)
 
     # ------------------------------------------------------------------ the whole cycle
 

@@ -75,3 +75,48 @@ def test_the_configured_referee_sends_by_smtp(tmp_path, monkeypatch):
     cfg = config(tmp_path, 'outbound = "smtp"\n[smtp]\nhost = "127.0.0.1"\nport = 10025\nsecurity = "none"\n')
     referee = Referee.configured(Store(f"sqlite:///{tmp_path / 'r.db'}"), cfg)
     assert isinstance(referee.sender, SmtpSender) and referee.sender.settings.port == 10025
+
+
+IMAP = 'inbound = "imap"\n[imap]\nhost = "h"\nusername = "u"\n'
+
+
+def test_imap_in_with_its_folders_and_password(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFEREE_IMAP_PASSWORD", "imap-app-password")
+    cfg = config(
+        tmp_path,
+        'inbound = "imap"\n[imap]\nhost = "imap.example.org"\nusername = "referee@example.org"\n'
+        'processed_folder = "Referee/Done"\nmax_message_bytes = 2097152\n',
+    )
+    imap = cfg.mail.imap
+    assert (imap.host, imap.port, imap.security, imap.folder) == ("imap.example.org", 993, "tls", "INBOX")
+    assert (imap.processed_folder, imap.max_message_bytes) == ("Referee/Done", 2 << 20)
+    assert imap.password == "imap-app-password"
+    assert "imap-app-password" not in repr(cfg)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('inbound = "imap"\n', r"needs an \[imap\] table"),
+        (IMAP + 'security = "starttls"\n', "security must be tls or none"),
+        (IMAP + 'processed_folder = "INBOX"\n', "must not be the folder"),
+        (IMAP + "max_message_bytes = 10\n", "max_message_bytes"),
+        ('inbound = "imap"\n[imap]\nhost = "h"\n', "missing required key 'username'"),
+        (IMAP, "needs a password"),
+    ],
+)
+def test_mistakes_in_the_imap_table_are_named(tmp_path, monkeypatch, text, message):
+    monkeypatch.delenv("REFEREE_IMAP_PASSWORD", raising=False)
+    with pytest.raises(ConfigError, match=message):
+        config(tmp_path, text)
+
+
+def test_the_configured_referee_reads_by_imap(tmp_path, monkeypatch):
+    from referee.mail.imap import ImapSource
+    from referee.service import Referee
+    from referee.store.db import Store
+
+    monkeypatch.setenv("REFEREE_IMAP_PASSWORD", "p")
+    cfg = config(tmp_path, 'inbound = "imap"\n[imap]\nhost = "127.0.0.1"\nusername = "u"\nsecurity = "none"\n')
+    referee = Referee.configured(Store(f"sqlite:///{tmp_path / 'r.db'}"), cfg)
+    assert isinstance(referee.source, ImapSource) and referee.source.settings.port == 143

@@ -107,6 +107,7 @@ mail_uid = $VMAIL_UID
 mail_gid = $VMAIL_UID
 mail_location = maildir:$DIR/mail/%d/%n/Maildir
 mailbox_idle_check_interval = 1 secs
+recipient_delimiter = +
 namespace inbox {
   inbox = yes
   separator = /
@@ -167,6 +168,8 @@ smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination
 # busy@ a temporary failure (450), gone@ a permanent one (550)
 smtpd_recipient_restrictions = check_recipient_access texthash:$PF/recipient_access, permit_mynetworks, reject_unauth_destination
 virtual_mailbox_domains = $MAIL_DOMAIN
+# referee+<token>@ is the referee's mailbox (its personal reply addresses)
+recipient_delimiter = +
 virtual_mailbox_maps = texthash:$PF/vmailbox
 virtual_transport = lmtp:inet:127.0.0.1:$LMTP_PORT
 default_transport = error:outbound mail disabled in test stack

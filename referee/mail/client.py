@@ -87,6 +87,31 @@ class ScriptedClient:
 
         ``thread=False`` writes a new mail to the reply address instead (no In-Reply-To).
         """
+        raw = self.compose_reply(
+            original,
+            text,
+            at,
+            from_addr=from_addr,
+            to_addr=to_addr,
+            quote=quote,
+            thread=thread,
+            extra_headers=extra_headers,
+        )
+        return deliver_to_maildir(self.referee_inbox, raw, delivered_at=at)
+
+    def compose_reply(
+        self,
+        original: Received,
+        text: str,
+        at: datetime,
+        *,
+        from_addr: str | None = None,
+        to_addr: str | None = None,
+        quote: bool = True,
+        thread: bool = True,
+        extra_headers: dict[str, str] | None = None,
+    ) -> bytes:
+        """The mail :meth:`reply` delivers, to send some other way (by SMTP)."""
         self._counter += 1
         msg = EmailMessage()
         msg["From"] = email.utils.formataddr((self.name, from_addr or self.address))
@@ -109,4 +134,4 @@ class ScriptedClient:
             body += f"\nOn {when}, {sender} wrote:\n"
             body += "".join(f"> {line}\n" if line else ">\n" for line in original.text.splitlines())
         msg.set_content(body)
-        return deliver_to_maildir(self.referee_inbox, bytes(msg), delivered_at=at)
+        return bytes(msg)

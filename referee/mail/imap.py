@@ -1,0 +1,217 @@
+"""Inbound mail from an IMAP mailbox (aioimaplib): ingest's transport for a provider's mailbox.
+
+* Every message in the configured folder is waiting; its arrival time is the server's
+  INTERNALDATE (what timeliness is judged by), fetched with its UID and size.
+* A message is read whole with ``BODY.PEEK[]`` (the \\Seen flag is left alone), a message
+  larger than ``max_message_bytes`` only that far (``BODY.PEEK[]<0.N>``): never whole
+  into memory.
+* Once ingest has committed a message it is moved to the processed folder: ``UID MOVE``
+  where the server has MOVE, else ``UID COPY``, ``UID STORE +FLAGS (\\Deleted)`` and
+  ``UID EXPUNGE`` (UIDPLUS) or ``EXPUNGE``. A message seen again (a crash between the
+  commit and the move) is stored once: ingest knows it by its content.
+* The items carry the folder's UIDVALIDITY: when it changes (the folder was rebuilt) the
+  UIDs of an older listing mean nothing, and nothing is moved by them.
+* Any failure of the connection (refused, dropped, timed out, a login refused) is a
+  :class:`~referee.mail.transport.TransportError`: ingest records an inbox problem and
+  tries again at the next tick, on a new connection.
+
+The password comes from the configuration or the environment and is never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import ssl
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import aioimaplib
+
+from referee.config import ImapSettings
+from referee.mail.transport import TransportError
+
+__all__ = ["ImapItem", "ImapSource", "parse_internaldate"]
+
+log = logging.getLogger("referee.imap")
+
+FETCH_CHUNK = 500  # UIDs per FETCH of the listing
+
+
+@dataclass(frozen=True)
+class ImapItem:
+    key: str  # "imap:<folder>:<uidvalidity>:<uid>"
+    uid: str
+    uidvalidity: str
+    delivered_at: datetime  # INTERNALDATE, in UTC
+    size: int  # RFC822.SIZE
+
+
+_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_INTERNALDATE = re.compile(r"\s?(\d{1,2})-([A-Z][a-z]{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})")
+_FETCH_LINE = re.compile(rb"^\d+ FETCH \((.*)\)$")
+_UID = re.compile(rb"\bUID (\d+)")
+_DATE = re.compile(rb'\bINTERNALDATE "([^"]*)"')
+_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
+_UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
+
+
+def parse_internaldate(value: str) -> datetime:
+    """RFC 3501's date-time (``01-Dec-2026 14:05:00 +0100``, the day may be space-padded) as
+    an aware datetime in UTC. Read by hand: ``strptime``'s month names follow the locale."""
+    m = _INTERNALDATE.fullmatch(value)
+    if m is None or m.group(2) not in _MONTHS:
+        raise ValueError(f"not an IMAP INTERNALDATE: {value!r}")
+    day, month, year, hh, mm, ss, sign, tzh, tzm = m.groups()
+    offset = timedelta(hours=int(tzh), minutes=int(tzm)) * (-1 if sign == "-" else 1)
+    local = datetime(int(year), _MONTHS[month], int(day), int(hh), int(mm), int(ss), tzinfo=timezone(offset))
+    return local.astimezone(timezone.utc)
+
+
+class ImapSource:
+    """A :class:`~referee.mail.transport.MailSource` on an IMAP folder."""
+
+    def __init__(self, settings: ImapSettings, *, ssl_context: ssl.SSLContext | None = None) -> None:
+        self.settings = settings
+        self.ssl_context = ssl_context
+        self._imap: aioimaplib.IMAP4 | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._uidvalidity: str | None = None
+        self._can_move = False
+        self.connections_opened = 0
+
+    @property
+    def path(self) -> str:
+        """How the source is named in inbox problems and logs."""
+        s = self.settings
+        return f"imap://{s.username}@{s.host}:{s.port}/{s.folder}"
+
+    # ------------------------------------------------------------------ the source
+
+    async def pending(self) -> list[ImapItem]:
+        imap = await self._session()
+        found = await self._ok(imap.uid_search("ALL", charset=None), "SEARCH")
+        uids = [uid for line in found.lines[:-1] for uid in line.decode("ascii", "replace").split() if uid.isdigit()]
+        items: list[ImapItem] = []
+        folder, validity = self.settings.folder, self._uidvalidity or "0"
+        for start in range(0, len(uids), FETCH_CHUNK):
+            chunk = ",".join(uids[start : start + FETCH_CHUNK])
+            fetched = await self._ok(imap.uid("fetch", chunk, "(UID INTERNALDATE RFC822.SIZE)"), "FETCH")
+            for line in fetched.lines:
+                m = _FETCH_LINE.match(line) if isinstance(line, (bytes, bytearray)) else None
+                if m is None:
+                    continue
+                uid, date, size = _UID.search(m.group(1)), _DATE.search(m.group(1)), _SIZE.search(m.group(1))
+                if uid is None or date is None:
+                    continue
+                try:
+                    arrived = parse_internaldate(date.group(1).decode("ascii"))
+                except ValueError:
+                    log.warning("imap: UID %s has an unreadable INTERNALDATE %r; skipped", uid.group(1), date.group(1))
+                    continue
+                number, octets = uid.group(1).decode(), int(size.group(1)) if size else 0
+                items.append(ImapItem(f"imap:{folder}:{validity}:{number}", number, validity, arrived, octets))
+        items.sort(key=lambda item: (item.delivered_at, int(item.uid)))
+        return items
+
+    async def read(self, item: ImapItem) -> bytes:
+        imap = await self._session()
+        self._same_folder(item)
+        limit = self.settings.max_message_bytes
+        part = "BODY.PEEK[]" if item.size <= limit else f"BODY.PEEK[]<0.{limit}>"
+        if item.size > limit:
+            log.warning("imap: UID %s is %d bytes; only its first %d are read", item.uid, item.size, limit)
+        fetched = await self._ok(imap.uid("fetch", item.uid, f"({part})"), "FETCH")
+        literals = [bytes(line) for line in fetched.lines if isinstance(line, bytearray)]
+        if not literals:
+            raise TransportError(f"UID {item.uid} is no longer in {self.settings.folder}")
+        return literals[0]
+
+    async def mark_processed(self, item: ImapItem) -> None:
+        imap = await self._session()
+        self._same_folder(item)
+        target = self.settings.processed_folder
+        if self._can_move:
+            await self._ok(imap.uid("move", item.uid, target), "MOVE")
+            return
+        await self._ok(imap.uid("copy", item.uid, target), "COPY")
+        await self._ok(imap.uid("store", item.uid, "+FLAGS.SILENT", r"(\Deleted)"), "STORE")
+        if imap.has_capability("UIDPLUS"):
+            await self._ok(imap.uid("expunge", item.uid), "EXPUNGE")
+        else:
+            await self._ok(imap.expunge(), "EXPUNGE")
+
+    async def close(self) -> None:
+        imap, self._imap = self._imap, None
+        if imap is None or self._loop is not asyncio.get_running_loop():
+            return
+        try:
+            await asyncio.wait_for(imap.logout(), self.settings.timeout)
+        except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError):
+            pass
+
+    # ------------------------------------------------------------------ the connection
+
+    async def _session(self) -> aioimaplib.IMAP4:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a connection of another (finished) loop cannot be used here
+            self._imap, self._loop = None, loop
+        if self._imap is not None and self._imap.get_state() == "SELECTED":
+            return self._imap
+        self._imap = None
+        s = self.settings
+        try:
+            if s.security == "tls":
+                context = self.ssl_context or ssl.create_default_context()
+                if not s.validate_certs:
+                    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+                imap = aioimaplib.IMAP4_SSL(host=s.host, port=s.port, timeout=s.timeout, ssl_context=context)
+            else:
+                imap = aioimaplib.IMAP4(host=s.host, port=s.port, timeout=s.timeout)
+            await imap.wait_hello_from_server()
+            login = await imap.login(s.username, s.password or "")
+            if login.result != "OK":  # aioimaplib does not raise for a refused login
+                raise TransportError(f"{s.host}:{s.port} refused the login of {s.username}: {_text(login.lines)}")
+            selected = await imap.select(s.folder)
+            if selected.result != "OK":
+                raise TransportError(f"cannot select {s.folder}: {_text(selected.lines)}")
+            validity = next((m.group(1).decode() for line in selected.lines if (m := _UIDVALIDITY.search(line))), None)
+            if self._uidvalidity is not None and validity != self._uidvalidity:
+                log.warning("imap: UIDVALIDITY of %s changed (%s -> %s)", s.folder, self._uidvalidity, validity)
+            self._uidvalidity = validity
+            created = await imap.create(s.processed_folder)  # NO [ALREADYEXISTS] when it is there
+            if created.result == "OK":
+                log.info("imap: created the folder %s", s.processed_folder)
+            self._can_move = imap.has_capability("MOVE")
+        except TransportError:
+            raise
+        except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError) as exc:
+            raise TransportError(f"cannot reach {s.host}:{s.port}: {type(exc).__name__}: {exc}") from exc
+        self._imap = imap
+        self.connections_opened += 1
+        log.debug("imap: connected to %s (%d opened so far)", self.path, self.connections_opened)
+        return imap
+
+    async def _ok(self, command, name: str) -> aioimaplib.Response:
+        """Await an IMAP command; a failure of any kind drops the connection (the next call
+        makes a new one) and is a TransportError."""
+        try:
+            response = await command
+        except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError) as exc:
+            self._imap = None
+            raise TransportError(f"{name} failed on {self.settings.host}: {type(exc).__name__}: {exc}") from exc
+        if response.result != "OK":
+            raise TransportError(f"{name} refused by {self.settings.host}: {_text(response.lines)}")
+        return response
+
+    def _same_folder(self, item: ImapItem) -> None:
+        if item.uidvalidity != (self._uidvalidity or "0"):
+            raise TransportError(
+                f"UIDVALIDITY of {self.settings.folder} changed since UID {item.uid} was listed; listed again next tick"
+            )
+
+
+def _text(lines: list) -> str:
+    words = (line.decode("utf-8", "replace") if isinstance(line, (bytes, bytearray)) else str(line) for line in lines)
+    return " ".join(words)[:500]
