@@ -53,9 +53,19 @@ wait_port() {  # wait_port PORT NAME  -- until a TCP connect to 127.0.0.1:PORT s
   echo "$2 did not open 127.0.0.1:$1" >&2; return 1
 }
 
+INSTANCE=mailstack-$(echo "$DIR" | md5sum | cut -c1-8)   # dovecot's instance_name: its processes' titles
+
+stop_clients() {  # the IMAP sessions dovecot's master leaves running after it exits: a restart
+  local i       # must drop every client's connection, as a real server restart does
+  pkill -TERM -f "^dovecot-$INSTANCE/" 2>/dev/null || true
+  for i in $(seq 1 100); do pgrep -f "^dovecot-$INSTANCE/" >/dev/null || return 0; sleep 0.05; done
+  pkill -KILL -f "^dovecot-$INSTANCE/" 2>/dev/null || true
+}
+
 stop_all() {  # postfix first (it delivers into dovecot's LMTP), whatever START_POSTFIX says now
   stop_pidfile postfix "$POSTFIX_PID"
   stop_pidfile dovecot "$DOVECOT_PID"
+  stop_clients
 }
 
 if [ "$ACTION" = stop ]; then
@@ -94,7 +104,7 @@ chgrp dovecot "$DIR/users"; chmod 0640 "$DIR/users"   # auth process runs as use
 
 cat > "$DIR/dovecot.conf" <<EOF
 # standalone: no !include of /etc/dovecot/conf.d
-instance_name = mailstack-$(echo "$DIR" | md5sum | cut -c1-8)
+instance_name = $INSTANCE
 base_dir = $DIR/run
 state_dir = $DIR/state
 log_path = $DIR/log/dovecot.log

@@ -79,6 +79,7 @@ class ImapSource:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._uidvalidity: str | None = None
         self._can_move = False
+        self._lost: asyncio.Future[None] | None = None  # done when the server closes the connection
         self.connections_opened = 0
 
     @property
@@ -155,9 +156,11 @@ class ImapSource:
 
     async def _session(self) -> aioimaplib.IMAP4:
         loop = asyncio.get_running_loop()
+        if self._lost is not None and self._lost.done():
+            self._imap = None  # the server closed it
         if self._loop is not loop:  # a connection of another (finished) loop cannot be used here
             self._imap, self._loop = None, loop
-        if self._imap is not None and self._imap.get_state() == "SELECTED":
+        if self._imap is not None and self._imap.get_state() == "SELECTED" and _open(self._imap):
             return self._imap
         self._imap = None
         s = self.settings
@@ -169,6 +172,9 @@ class ImapSource:
                 imap = aioimaplib.IMAP4_SSL(host=s.host, port=s.port, timeout=s.timeout, ssl_context=context)
             else:
                 imap = aioimaplib.IMAP4(host=s.host, port=s.port, timeout=s.timeout)
+            lost: asyncio.Future[None] = loop.create_future()
+            imap.protocol.conn_lost_cb = lambda _exc: lost.done() or lost.set_result(None)
+            self._lost = lost
             await imap.wait_hello_from_server()
             login = await imap.login(s.username, s.password or "")
             if login.result != "OK":  # aioimaplib does not raise for a refused login
@@ -195,10 +201,20 @@ class ImapSource:
 
     async def _ok(self, command, name: str) -> aioimaplib.Response:
         """Await an IMAP command; a failure of any kind drops the connection (the next call
-        makes a new one) and is a TransportError."""
+        makes a new one) and is a TransportError. A connection the server closes fails the
+        command at once (aioimaplib itself would wait for its timeout)."""
+        task = asyncio.ensure_future(command)
+        lost = self._lost
         try:
-            response = await command
-        except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError) as exc:
+            if lost is not None:
+                await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
+                if not task.done():
+                    task.cancel()
+                    raise ConnectionResetError("the server closed the connection")
+            response = await task
+        except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError) and not task.cancelled():
+                raise
             self._imap = None
             raise TransportError(f"{name} failed on {self.settings.host}: {type(exc).__name__}: {exc}") from exc
         if response.result != "OK":
@@ -210,6 +226,13 @@ class ImapSource:
             raise TransportError(
                 f"UIDVALIDITY of {self.settings.folder} changed since UID {item.uid} was listed; listed again next tick"
             )
+
+
+def _open(imap: aioimaplib.IMAP4) -> bool:
+    """Is the connection still there? (aioimaplib keeps its state when the server goes away;
+    the transport knows.)"""
+    transport = getattr(imap.protocol, "transport", None)
+    return transport is not None and not transport.is_closing()
 
 
 def _text(lines: list) -> str:

@@ -55,7 +55,7 @@ class MailStack:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that uses the stack carries the marker (select or deselect with -m mailstack)."""
     for item in items:
-        if "mailstack" in getattr(item, "fixturenames", ()):
+        if {"mailstack", "own_mailstack"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.mailstack)
 
 
@@ -92,19 +92,29 @@ def _unavailable(reason: str) -> None:
     pytest.skip(f"loopback mail stack not available: {reason}")
 
 
-@pytest.fixture(scope="session")
-def mailstack() -> Iterator[MailStack]:
-    # Not tmp_path: it is 0700, and the mail uid and the postfix user must traverse the directory.
-    directory = Path(tempfile.mkdtemp(prefix="mailstack-", dir="/tmp"))
-    directory.chmod(0o755)
-    env: dict[str, str] = {}
-    stack: MailStack | None = None
-    try:
+class StackControl:
+    """Starts and stops one stack in one directory (the same ports every time, so a restart
+    brings the same servers back with the mail they held)."""
+
+    def __init__(self) -> None:
+        # Not tmp_path: it is 0700, and the mail uid and the postfix user must traverse the directory.
+        self.directory = Path(tempfile.mkdtemp(prefix="mailstack-", dir="/tmp"))
+        self.directory.chmod(0o755)
+        self.env: dict[str, str] = {}
+        self.stack: MailStack | None = None
+
+    def start(self) -> MailStack:
+        """Start on free ports (the first time) or on the same ports (after :meth:`stop`)."""
+        if self.stack is not None:
+            result = _run_script(self.directory, "start", self.env)
+            if result.returncode != 0:
+                raise AssertionError(f"restarting the mail stack failed:\n{result.stdout}{result.stderr}")
+            return self.stack
         failure = ""
         for _attempt in range(3):  # a free port can be taken by someone else before the daemons bind it
             imap_port, lmtp_port, smtp_port = _free_ports(3)
-            stack = MailStack(dir=directory, imap_port=imap_port, smtp_port=smtp_port, lmtp_port=lmtp_port)
-            env = {
+            stack = MailStack(dir=self.directory, imap_port=imap_port, smtp_port=smtp_port, lmtp_port=lmtp_port)
+            self.env = {
                 **os.environ,
                 "IMAP_PORT": str(imap_port),
                 "LMTP_PORT": str(lmtp_port),
@@ -114,7 +124,7 @@ def mailstack() -> Iterator[MailStack]:
                 "MAIL_PASSWORD": stack.password,
             }
             try:
-                result = _run_script(directory, "start", env)
+                result = _run_script(self.directory, "start", self.env)
             except subprocess.TimeoutExpired as exc:
                 # exc.stdout/stderr are bytes (even with text=True) or None
                 output = "".join(
@@ -123,24 +133,49 @@ def mailstack() -> Iterator[MailStack]:
                 failure = f"{SCRIPT} did not finish within {SCRIPT_TIMEOUT} s:\n{output}"
                 break
             if result.returncode == 0:
-                failure = ""
-                break
+                self.stack = stack
+                return stack
             failure = f"{SCRIPT} exited {result.returncode}:\n{result.stdout}{result.stderr}"
             # 2: cannot run here (not root, packages missing); only a port taken meanwhile is worth a retry
             if result.returncode == 2 or "Address already in use" not in result.stdout + result.stderr:
                 break
-        if failure:
-            _unavailable(failure)
-        assert stack is not None
-        yield stack
+        _unavailable(failure)
+        raise AssertionError("unreachable")
+
+    def stop(self) -> None:
+        """Stop the daemons (the mail and the queue stay in the directory)."""
+        if not self.env:
+            return
+        try:
+            stop = _run_script(self.directory, "stop", self.env)
+            if stop.returncode != 0:
+                print(f"stopping the mail stack failed:\n{stop.stdout}{stop.stderr}")
+        except subprocess.TimeoutExpired:
+            print(f"stopping the mail stack in {self.directory} took over {SCRIPT_TIMEOUT} s")
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def mailstack() -> Iterator[MailStack]:
+    """The stack all the integration tests share (use distinct Message-IDs and match ids)."""
+    control = StackControl()
+    try:
+        yield control.start()
     finally:
         # Runs when a test failed too, and after a failed start (the script stops by pid file only
         # what it started; with nothing started it just says "no pid file").
-        if env:
-            try:
-                stop = _run_script(directory, "stop", env)
-                if stop.returncode != 0:
-                    print(f"stopping the mail stack failed:\n{stop.stdout}{stop.stderr}")
-            except subprocess.TimeoutExpired:
-                print(f"stopping the mail stack in {directory} took over {SCRIPT_TIMEOUT} s")
-        shutil.rmtree(directory, ignore_errors=True)
+        control.remove()
+
+
+@pytest.fixture
+def own_mailstack() -> Iterator[StackControl]:
+    """A stack of the test's own, to stop and start again (outages), started; removed after."""
+    control = StackControl()
+    try:
+        control.start()
+        yield control
+    finally:
+        control.remove()
