@@ -123,9 +123,16 @@ class Referee:
         try:
             return await work
         finally:
-            for transport in (self.source, self.sender):
-                if transport is not None:
+            await self.close_transports()
+
+    async def close_transports(self) -> None:
+        """Let go of the transports' connections (the next use opens them again)."""
+        for transport in (self.source, self.sender):
+            if transport is not None:
+                try:
                     await transport.close()
+                except Exception:  # closing must not hide what happened before it
+                    log.exception("closing %s failed", type(transport).__name__)
 
     async def atick(self, now: datetime) -> TickReport:
         """Everything due as of ``now``: mail in, then mail, starts and deadlines in time order,

@@ -119,7 +119,7 @@ class ServiceRunner:
         await self._stopped.wait()
         self.scheduler.shutdown(wait=False)
         async with self._lock:  # let a running cycle finish its transaction
-            pass
+            await self.referee.close_transports()  # log out of IMAP, QUIT SMTP
         log.info("referee stopped")
 
     def stop(self) -> None:
