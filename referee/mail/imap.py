@@ -129,6 +129,48 @@ class ImapSource:
             raise TransportError(f"UID {item.uid} is no longer in {self.settings.folder}")
         return literals[0]
 
+    async def read_many(self, items: list[ImapItem]) -> list[bytes]:
+        """Several messages in one ``UID FETCH`` (those within ``max_message_bytes``; a larger
+        one is read on its own, only that far), in the order of ``items``."""
+        imap = await self._session()
+        for item in items:
+            self._same_folder(item)
+        limit = self.settings.max_message_bytes
+        small = [item for item in items if item.size <= limit]
+        found: dict[str, bytes] = {}
+        for start in range(0, len(small), FETCH_CHUNK):
+            uids = ",".join(item.uid for item in small[start : start + FETCH_CHUNK])
+            fetched = await self._ok(imap.uid("fetch", uids, "(UID BODY.PEEK[])"), "FETCH")
+            head: bytes | None = None
+            for line in fetched.lines:
+                if isinstance(line, bytearray) and head is not None:
+                    uid = _UID.search(head)
+                    if uid is not None:
+                        found[uid.group(1).decode()] = bytes(line)
+                    head = None
+                elif isinstance(line, bytes):
+                    head = line
+        raws = []
+        for item in items:
+            if item.size > limit or item.uid not in found:
+                raws.append(await self.read(item))  # large, or not in the answer: on its own (raises if gone)
+            else:
+                raws.append(found[item.uid])
+        return raws
+
+    async def mark_many(self, items: list[ImapItem]) -> None:
+        """Move several messages with one command (``UID MOVE 1,2,3``)."""
+        imap = await self._session()
+        for item in items:
+            self._same_folder(item)
+        uids = ",".join(item.uid for item in items)
+        target = self.settings.processed_folder
+        if self._can_move:
+            await self._ok(imap.uid("move", uids, target), "MOVE")
+            return
+        for item in items:
+            await self.mark_processed(item)
+
     async def mark_processed(self, item: ImapItem) -> None:
         imap = await self._session()
         self._same_folder(item)

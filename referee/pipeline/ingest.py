@@ -73,18 +73,40 @@ class Ingest:
             await asyncio.to_thread(self._forget_solved, report)
             return report
         for start in range(0, len(items), BATCH):
-            mails = []
-            for item in items[start : start + BATCH]:
-                mail = await self._read(item, report, now)
-                if mail is not None:
-                    mails.append(mail)
+            chunk = items[start : start + BATCH]
+            mails = [mail for mail in await self._read_all(chunk, report, now) if mail is not None]
             stored = await asyncio.to_thread(self._store_or_each, mails, report, now)
-            for mail, duplicate in stored:
+            for _mail, duplicate in stored:
                 report.stored += not duplicate
                 report.duplicates += duplicate
-                await self._mark(mail, report, now)
+            await self._mark_all([mail for mail, _ in stored], report, now)
         await asyncio.to_thread(self._forget_solved, report)
         return report
+
+    async def _read_all(self, items: list[Any], report: IngestReport, now: datetime) -> list[_Mail | None]:
+        """Read a batch: at once where the source can (IMAP: one FETCH for many messages),
+        else, or when that fails, one by one (a failure then costs only its own mail)."""
+        read_many = getattr(self.source, "read_many", None)
+        if read_many is not None and len(items) > 1:
+            try:
+                raws = await read_many(items)
+            except (OSError, TransportError) as exc:
+                log.warning("ingest: reading %d mails at once failed (%s); one by one", len(items), _os_error(exc))
+            else:
+                return [self._mail(item, raw) for item, raw in zip(items, raws, strict=True)]
+        return [await self._read(item, report, now) for item in items]
+
+    async def _mark_all(self, mails: list[_Mail], report: IngestReport, now: datetime) -> None:
+        """Mark a stored batch processed: at once where the source can, else one by one."""
+        mark_many = getattr(self.source, "mark_many", None)
+        if mark_many is not None and len(mails) > 1:
+            try:
+                await mark_many([mail.item for mail in mails])
+                return
+            except (OSError, TransportError) as exc:
+                log.warning("ingest: marking %d mails at once failed (%s); one by one", len(mails), _os_error(exc))
+        for mail in mails:
+            await self._mark(mail, report, now)
 
     # ------------------------------------------------------------------ steps
 
@@ -111,6 +133,10 @@ class Ingest:
             log.warning("ingest: cannot read %s (%s); skipped, tried again next tick", item.key, _os_error(exc))
             await asyncio.to_thread(self._problem, report, item.key, f"cannot read the mail: {_os_error(exc)}", now)
             return None
+        return self._mail(item, raw)
+
+    @staticmethod
+    def _mail(item: Any, raw: bytes) -> _Mail:
         headers = parse_headers(raw)
         return _Mail(
             item=item,
