@@ -53,6 +53,10 @@ class _Mail:
     digest: str
     message_id: str | None
     sender: str | None
+    size: int = 0  # the whole mail's size, when the source read only a part of it (too large)
+
+
+TOO_LARGE = "too-large"  # the rule of a mail the source read only in part: answered with an error
 
 
 class Ingest:
@@ -138,12 +142,14 @@ class Ingest:
     @staticmethod
     def _mail(item: Any, raw: bytes) -> _Mail:
         headers = parse_headers(raw)
+        size = getattr(item, "size", 0) or 0
         return _Mail(
             item=item,
             raw=raw,
             digest=content_digest(raw),
             message_id=bounded(headers.message_id, 255),
             sender=bounded(headers.from_addr, 320) or None,
+            size=size if size > len(raw) else 0,
         )
 
     def _store(self, mails: list[_Mail], now: datetime) -> list[tuple[_Mail, bool]]:
@@ -187,6 +193,9 @@ class Ingest:
                             "status": "pending",
                             "attempts": 0,
                             "sender": mail.sender,
+                            # a mail read only in part is judged on its headers and answered
+                            "rule": TOO_LARGE if mail.size else None,
+                            "note": f"{mail.size} bytes; the first {len(mail.raw)} stored" if mail.size else None,
                         }
                     )
                     in_batch.add(mail.digest)

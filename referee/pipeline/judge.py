@@ -34,6 +34,7 @@ from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
 from referee.match.book import MATCH_CONTEXT
+from referee.pipeline.ingest import TOO_LARGE
 from referee.pipeline.report import TickReport
 from referee.store import rows as plain_rows
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
@@ -468,6 +469,11 @@ class _SeatMail:
             plain_rows.flush(session)  # the late-reply check below reads the closing events
         if match.status != "running":
             return self.reject("This match is over; nothing more can be submitted.")
+        if self.row.rule == TOO_LARGE:  # the source read only its beginning: nothing of it is taken
+            return self.reject(
+                f"Your mail was too large for the referee ({self.row.note or 'over the limit'}), "
+                "so nothing in it was read. Send your move again in a short plain mail, without attachments."
+            )
         late = self._stale_reply() if self.game.game_type.dynamics == SEQUENTIAL else self._late_reply()
         if late is not None:
             return self.reject(late)

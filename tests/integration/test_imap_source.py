@@ -141,3 +141,37 @@ async def _wait_for_mail(client: ScriptedClient, wanted, stack: MailStack):
         if loop.time() > deadline:
             raise AssertionError(f"no such mail for {client.address}\n{stack.logs()}")
         await asyncio.sleep(0.1)
+
+
+async def test_a_mail_too_large_is_read_only_in_part_answered_with_an_error_and_kept(
+    mailstack: MailStack, tmp_path
+) -> None:
+    from dataclasses import replace
+
+    from tests.service.harness import SEASON, World
+
+    start = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(minutes=1)
+    season = {**SEASON, "matches": [{**SEASON["matches"][0], "id": "too-large", "start": start.isoformat()}]}
+    world = World(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", season)
+    try:
+        source = source_for(mailstack)
+        source.settings = replace(source.settings, max_message_bytes=16384)
+        world.referee.inbox = source
+        world.tick(datetime.now(timezone.utc))  # the match starts; its mails go to the local Maildirs
+        prompt = world.client("alice").latest()
+        text = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0\n\n" + "a long signature\n" * 4000
+        raw = world.client("alice").compose_reply(prompt, text, datetime.now(timezone.utc))
+        assert len(raw) > 60_000
+        await send(mailstack, [prompt.reply_address], raw)
+        await wait_until_waiting(source, 1, mailstack)
+        report = await world.referee.atick(datetime.now(timezone.utc) + timedelta(seconds=1))
+        assert (report.accepted, report.rejected) == (0, 1), report
+        with world.store.unit_of_work() as session:
+            row = session.scalars(select(Inbound)).one()
+        assert row.rule == "too-large" and len(row.raw) <= 16384 and "too large" in row.note
+        error = world.client("alice").latest()
+        assert "too large" in error.text and "nothing in it was read" in error.text
+        assert await count_in(mailstack, "referee", "Processed") >= 1  # kept on the server
+        await source.close()
+    finally:
+        world.store.dispose()
