@@ -64,6 +64,8 @@ def write_versioned(session: Session) -> None:
         keys = tuple(sorted(changed))
         if (
             version_key in changed
+            or version_key not in state.dict  # expired: the ORM loads it and checks it itself
+            or not all(key in state.dict for key in changed)
             or len(state.key[1]) != 1
             or mapper.local_table is not mapper.persist_selectable
             or not all(key in columns for key in keys)
