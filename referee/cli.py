@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--requeue", metavar="ID", nargs="+", help="put these inbound mails (ids, or 'all') back in line")
     p.set_defaults(func="cmd_quarantine")
 
+    p = sub.add_parser("check-mail", help="check the configured mail set-up: log in, folders, a test mail")
+    p.add_argument("--send-to", metavar="ADDRESS", help="also send a test mail to this address (the organizer's)")
+    p.set_defaults(func="cmd_check_mail")
+
     p = sub.add_parser("demo", help="play a whole match by mail between two scripted players")
     p.add_argument(
         "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"

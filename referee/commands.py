@@ -206,6 +206,18 @@ def cmd_tick(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check_mail(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from referee.mailcheck import check_mail
+
+    config = load_service_config(find_config(args.config))
+    results = asyncio.run(check_mail(config, args.send_to))
+    for ok, what in results:
+        print(f"{'ok' if ok else 'FAILED'}: {what}")
+    return 0 if all(ok for ok, _ in results) else 1
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from referee.status import status_text
 

@@ -185,6 +185,16 @@ class ImapSource:
         else:
             await self._ok(imap.expunge(), "EXPUNGE")
 
+    async def check(self) -> str:
+        """Log in, select the folder, make sure of the processed folder: what an organizer
+        asks of a new set-up (``referee check-mail``). Raises TransportError."""
+        waiting = await self.pending()
+        s = self.settings
+        return (
+            f"IMAP {s.host}:{s.port} ({s.security}): logged in as {s.username}; {s.folder}: {len(waiting)} "
+            f"message(s) waiting; {s.processed_folder} ready; MOVE {'yes' if self._can_move else 'no (COPY + EXPUNGE)'}"
+        )
+
     async def close(self) -> None:
         imap, self._imap = self._imap, None
         if imap is None or self._loop is not asyncio.get_running_loop():

@@ -93,6 +93,15 @@ class SmtpSender:
                 results[address] = ("sent", reply)
         return SendResult(results)
 
+    async def check(self) -> str:
+        """Connect (TLS as configured) and log in: what ``referee check-mail`` asks of a new
+        set-up. Raises the connection's error."""
+        smtp = await self._connection()
+        self._idle.append(smtp)
+        s = self.settings
+        login = f"logged in as {s.username}" if s.username else "no login configured"
+        return f"SMTP {s.host}:{s.port} ({s.security}): connected, {login}"
+
     async def sync(self) -> None:
         """Nothing to do: the server's 250 means it has queued the mail."""
 
