@@ -4,16 +4,17 @@ Per batch of due rows: the mails go to the transport (:class:`~referee.mail.tran
 up to its ``concurrency`` at once; then the transport makes them durable (``sync``); then
 one transaction records what became of each:
 
-* **sent**: marked sent (only now: a crash before this delivers it again, and the Maildir
-  transport keeps one copy per dedupe key);
+* **sent**: marked sent (only now: a crash before this delivers it again once the batch's
+  claim has run out, and the Maildir transport keeps one copy per dedupe key);
 * a **temporary** failure (a 4xx reply, a connection lost, a full disk; also a bug in the
   transport): tried again after a growing delay (``RETRY_DELAYS``), up to the configured
   number of attempts, then given up (status ``failed``);
 * a **permanent** failure (a 5xx reply): recorded as ``failed`` at once, with the
   server's answer, and never sent again.
 
-The database work runs in a worker thread so that the event loop, which carries the
-transport's connections, stays free.
+A batch is claimed before it is sent (:meth:`Delivery._due`), so several processes on one
+database, or two flushes at once, send each mail once. The database work runs in a worker
+thread so that the event loop, which carries the transport's connections, stays free.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ log = logging.getLogger("referee")
 
 RETRY_DELAYS = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600)  # seconds between delivery attempts
 ERROR_LIMIT = 2000  # characters of a failure kept in last_error
+CLAIM_LEASE = timedelta(minutes=15)  # a claimed batch is sent again after this if its sender died
 
 _TABLE = Outbox.__table__
 _MARK_SENT = (
@@ -68,15 +70,30 @@ class Delivery:
             errors += len(failed)
 
     def _due(self, now: datetime) -> list[Any]:
+        """Claim a batch of due mail: its next attempt is put ``CLAIM_LEASE`` ahead in the
+        same transaction, so that another process (or another flush) does not send it too;
+        what becomes of each mail then sets the row for good. A process that dies while
+        sending leaves its batch to be sent again once the lease is over. On PostgreSQL
+        the rows are locked as they are claimed (``FOR UPDATE SKIP LOCKED``: two claimers
+        never wait for each other, nor take the same rows); on SQLite the transaction
+        holds the write lock from its start."""
         with self.store.unit_of_work() as session:
-            return list(
-                session.execute(
-                    select(Outbox.id, Outbox.to_addr, Outbox.message, Outbox.dedupe_key, Outbox.attempts)
-                    .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
-                    .order_by(Outbox.id)
-                    .limit(BATCH)
-                ).all()
+            query = (
+                select(Outbox.id, Outbox.to_addr, Outbox.message, Outbox.dedupe_key, Outbox.attempts)
+                .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
+                .order_by(Outbox.id)
+                .limit(BATCH)
             )
+            if session.get_bind().dialect.name == "postgresql":
+                query = query.with_for_update(skip_locked=True)
+            rows = list(session.execute(query).all())
+            if rows:
+                session.execute(
+                    update(_TABLE)
+                    .where(_TABLE.c.id.in_([row.id for row in rows]))
+                    .values(next_attempt_at=now + CLAIM_LEASE)
+                )
+            return rows
 
     async def _send_all(self, rows: list[Any]) -> list[SendResult]:
         mails = [OutboundMail(row.dedupe_key, self.envelope_sender, (row.to_addr,), row.message) for row in rows]

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from referee.mail.transport import OutboundMail, SendResult
-from referee.pipeline.deliver import RETRY_DELAYS
+from referee.pipeline.deliver import CLAIM_LEASE, RETRY_DELAYS
 
 from .harness import START, World, outbox_rows
 
@@ -138,5 +138,45 @@ def test_a_mail_is_marked_sent_only_after_the_transport_made_it_durable(world):
         world.tick(START)
     assert all(r.status == "pending" and r.attempts == 0 for r in outbox_rows(world))
     world.referee.outbox = sender = Sender()
-    world.tick(START + timedelta(minutes=1))
+    world.tick(START + timedelta(minutes=1))  # the dead sender's claim still holds the batch
+    assert sender.sent == []
+    world.tick(START + CLAIM_LEASE)  # then it is sent again
     assert len(sender.sent) == 2 and all(r.status == "sent" for r in outbox_rows(world))
+
+
+@pytest.mark.parametrize("flushes", [2, 3])
+def test_flushes_at_once_send_each_mail_once(tmp_path, db_url, flushes):
+    """Two or three outboxes on one database (as several processes would run): each claims
+    its own batches; every mail is sent once. On PostgreSQL too (FOR UPDATE SKIP LOCKED)."""
+    from referee.pipeline.deliver import Delivery
+
+    season = {
+        "season": {"id": "s", "name": "S", "starting_chips": 200},
+        "players": [{"id": f"p{i}", "name": f"P{i}", "email": f"p{i}@example.test"} for i in range(40)],
+        "matches": [
+            {
+                "id": f"m{i}",
+                "game": "stationary-roulette",
+                "players": [f"p{2 * i}", f"p{2 * i + 1}"],
+                "start": START.isoformat(),
+                "seed": i,
+            }
+            for i in range(20)
+        ],
+    }
+    world = World(tmp_path, db_url, season)
+    try:
+        world.referee.outbox = None  # the tick writes the outbox only
+        world.tick(START)
+        sender = Sender(concurrency=4, delay=0.001)
+
+        async def together() -> list[tuple[int, int]]:
+            deliveries = [Delivery(world.store, sender, 10, "referee@example.test") for _ in range(flushes)]
+            return await asyncio.gather(*(d.flush(START) for d in deliveries))
+
+        counts = asyncio.run(together())
+        assert sum(sent for sent, _ in counts) == 40
+        assert sorted(mail.key for mail in sender.sent) == sorted({mail.key for mail in sender.sent})  # each once
+        assert len(sender.sent) == 40 and all(r.status == "sent" for r in outbox_rows(world))
+    finally:
+        world.store.dispose()
