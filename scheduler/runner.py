@@ -29,6 +29,7 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import select, union
 
+from referee.mail.transport import TransportError
 from referee.service import Referee, TickReport
 from referee.store.models import Match
 
@@ -116,11 +117,36 @@ class ServiceRunner:
         )
         self.scheduler.start()
         log.info("referee running: polling every %ss", self.poll_seconds)
+        watcher = asyncio.ensure_future(self.watch())
         await self._stopped.wait()
+        watcher.cancel()
         self.scheduler.shutdown(wait=False)
         async with self._lock:  # let a running cycle finish its transaction
             await self.referee.close_transports()  # log out of IMAP, QUIT SMTP
         log.info("referee stopped")
+
+    async def watch(self) -> None:
+        """Where the inbound transport can say that mail arrived (IMAP IDLE), run a cycle
+        then (``grace`` later, as the referee works that far behind the clock) instead of
+        at the next poll. A failure waits a growing while (up to 5 minutes) and tries again;
+        the poll goes on meanwhile."""
+        source = self.referee.source
+        wait = getattr(source, "wait_for_mail", None)
+        if wait is None:
+            return
+        pause = 1.0
+        while not self._stopped.is_set():
+            try:
+                arrived = await wait(min(self.poll_seconds, 25 * 60.0))
+            except TransportError as exc:
+                log.warning("waiting for new mail failed (%s); again in %.0f s, polling meanwhile", exc, pause)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 300.0)
+                continue
+            pause = 1.0
+            if arrived:
+                await asyncio.sleep(self.grace.total_seconds())
+                await self.cycle("new mail")
 
     def stop(self) -> None:
         log.info("stop requested")

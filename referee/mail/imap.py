@@ -80,6 +80,7 @@ class ImapSource:
         self._uidvalidity: str | None = None
         self._can_move = False
         self._lost: asyncio.Future[None] | None = None  # done when the server closes the connection
+        self._watcher: ImapSource | None = None  # a connection of its own for IDLE
         self.connections_opened = 0
 
     @property
@@ -92,6 +93,9 @@ class ImapSource:
 
     async def pending(self) -> list[ImapItem]:
         imap = await self._session()
+        # NOOP first: a session selected earlier learns of mail that arrived since (the server
+        # tells it "n EXISTS"); a SEARCH alone may answer from the session's older view
+        await self._ok(imap.noop(), "NOOP")
         found = await self._ok(imap.uid_search("ALL", charset=None), "SEARCH")
         uids = [uid for line in found.lines[:-1] for uid in line.decode("ascii", "replace").split() if uid.isdigit()]
         items: list[ImapItem] = []
@@ -195,7 +199,44 @@ class ImapSource:
             f"message(s) waiting; {s.processed_folder} ready; MOVE {'yes' if self._can_move else 'no (COPY + EXPUNGE)'}"
         )
 
+    async def wait_for_mail(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for new mail in the folder: IMAP IDLE on a connection
+        of its own (the listing and reading go on on the first). True when the server says
+        mail arrived, False when the time is up; a server without IDLE is simply waited on
+        for the whole time (the poll finds its mail). Raises TransportError."""
+        if self._watcher is None:
+            self._watcher = ImapSource(self.settings, ssl_context=self.ssl_context)
+        watcher = self._watcher
+        imap = await watcher._session()
+        if not imap.has_capability("IDLE"):
+            await asyncio.sleep(timeout)
+            return False
+        try:
+            idle = await imap.idle_start(timeout=timeout + self.settings.timeout)
+            push = asyncio.ensure_future(imap.wait_server_push(timeout=timeout))
+            try:
+                waiting = {push} if watcher._lost is None else {push, watcher._lost}
+                await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if not push.done():
+                    raise ConnectionResetError("the server closed the connection")
+                try:
+                    lines = push.result()
+                except asyncio.TimeoutError:
+                    return False
+                return any(b"EXISTS" in line for line in lines if isinstance(line, (bytes, bytearray)))
+            finally:
+                push.cancel()
+                if imap.has_pending_idle():
+                    imap.idle_done()
+                    await asyncio.wait_for(idle, self.settings.timeout)
+        except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError) as exc:
+            watcher._imap = None
+            raise TransportError(f"IDLE failed on {self.settings.host}: {type(exc).__name__}: {exc}") from exc
+
     async def close(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            await watcher.close()
         imap, self._imap = self._imap, None
         if imap is None or self._loop is not asyncio.get_running_loop():
             return
