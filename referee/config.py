@@ -304,20 +304,15 @@ def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
     """``[smtp]``. The password: ``password_env`` names an environment variable (default
     ``REFEREE_SMTP_PASSWORD``, read when set), else ``password_file`` (relative to this
     file), else ``password`` (a file other people cannot read is the better place)."""
-    allowed = {"host", "port", "security", "username", "password", "password_file", "password_env"}
-    _unknown(table, allowed | {"concurrency", "timeout_seconds", "helo_name", "validate_certs"}, where)
+    _unknown(table, _SERVER_KEYS | {"concurrency", "helo_name"}, where)
     security = _str(table, "security", where, "starttls")
     if security not in SECURITY:
         raise ConfigError(f"{where}: security must be one of {', '.join(SECURITY)}, got {security!r}")
-    port = table.get("port", {"tls": 465, "starttls": 587, "none": 25}[security])
-    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
-        raise ConfigError(f"{where}: port must be a port number, got {port!r}")
+    port = _port(table, where, {"tls": 465, "starttls": 587, "none": 25}[security])
     concurrency = table.get("concurrency", 4)
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or not 1 <= concurrency <= 64:
         raise ConfigError(f"{where}: concurrency must be a whole number from 1 to 64, got {concurrency!r}")
-    timeout = table.get("timeout_seconds", 60)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 600:
-        raise ConfigError(f"{where}: timeout_seconds must be a number of seconds from 1 to 600, got {timeout!r}")
+    timeout = _timeout(table, where)
     username = _str(table, "username", where) if "username" in table else None
     password = _password(table, where, base, "REFEREE_SMTP_PASSWORD", username)
     return SmtpSettings(
@@ -327,10 +322,31 @@ def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
         username=username,
         password=password,
         concurrency=concurrency,
-        timeout=float(timeout),
+        timeout=timeout,
         local_hostname=_str(table, "helo_name", where) if "helo_name" in table else None,
         validate_certs=_bool(table, "validate_certs", where, True),
     )
+
+
+# the keys of a mail server's table, [smtp] and [imap] alike
+_SERVER_KEYS = frozenset(
+    {"host", "port", "security", "username", "password", "password_file", "password_env"}
+    | {"timeout_seconds", "validate_certs"}
+)
+
+
+def _port(table: dict[str, Any], where: str, default: int) -> int:
+    port = table.get("port", default)
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        raise ConfigError(f"{where}: port must be a port number, got {port!r}")
+    return port
+
+
+def _timeout(table: dict[str, Any], where: str) -> float:
+    timeout = table.get("timeout_seconds", 60)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 600:
+        raise ConfigError(f"{where}: timeout_seconds must be a number of seconds from 1 to 600, got {timeout!r}")
+    return float(timeout)
 
 
 def _password(table: dict[str, Any], where: str, base: Path, default_env: str, username: str | None) -> str | None:
@@ -356,24 +372,15 @@ def _password(table: dict[str, Any], where: str, base: Path, default_env: str, u
 
 def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
     """``[imap]`` (the password as for ``[smtp]``, from ``$REFEREE_IMAP_PASSWORD`` by default)."""
-    _unknown(
-        table,
-        {"host", "port", "security", "username", "password", "password_file", "password_env", "folder"}
-        | {"processed_folder", "max_message_bytes", "timeout_seconds", "validate_certs"},
-        where,
-    )
+    _unknown(table, _SERVER_KEYS | {"folder", "processed_folder", "max_message_bytes"}, where)
     security = _str(table, "security", where, "tls")
     if security not in ("tls", "none"):
         raise ConfigError(f"{where}: security must be tls or none, got {security!r}")
-    port = table.get("port", 993 if security == "tls" else 143)
-    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
-        raise ConfigError(f"{where}: port must be a port number, got {port!r}")
+    port = _port(table, where, 993 if security == "tls" else 143)
     limit = table.get("max_message_bytes", 1 << 20)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 16 * 1024 <= limit <= 64 << 20:
         raise ConfigError(f"{where}: max_message_bytes must be a whole number from 16384 to 67108864, got {limit!r}")
-    timeout = table.get("timeout_seconds", 60)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 600:
-        raise ConfigError(f"{where}: timeout_seconds must be a number of seconds from 1 to 600, got {timeout!r}")
+    timeout = _timeout(table, where)
     username = _str(table, "username", where)
     folder = _str(table, "folder", where, "INBOX")
     processed = _str(table, "processed_folder", where, "Processed")
@@ -388,7 +395,7 @@ def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
         folder=folder,
         processed_folder=processed,
         max_message_bytes=limit,
-        timeout=float(timeout),
+        timeout=timeout,
         validate_certs=_bool(table, "validate_certs", where, True),
     )
 
