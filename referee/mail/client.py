@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from referee.mail.maildir import deliver_to_maildir
 
@@ -71,32 +72,10 @@ class ScriptedClient:
             raise LookupError(f"no mail for {self.address}")
         return mails[-1]
 
-    def reply(
-        self,
-        original: Received,
-        text: str,
-        at: datetime,
-        *,
-        from_addr: str | None = None,
-        to_addr: str | None = None,
-        quote: bool = True,
-        thread: bool = True,
-        extra_headers: dict[str, str] | None = None,
-    ) -> Path:
-        """Answer ``original`` with ``text`` typed on top; the mail reaches the referee at ``at``.
-
-        ``thread=False`` writes a new mail to the reply address instead (no In-Reply-To).
-        """
-        raw = self.compose_reply(
-            original,
-            text,
-            at,
-            from_addr=from_addr,
-            to_addr=to_addr,
-            quote=quote,
-            thread=thread,
-            extra_headers=extra_headers,
-        )
+    def reply(self, original: Received, text: str, at: datetime, **options: Any) -> Path:
+        """Answer ``original`` with ``text`` typed on top; the mail reaches the referee at ``at``
+        (the options are :meth:`compose_reply`'s)."""
+        raw = self.compose_reply(original, text, at, **options)
         return deliver_to_maildir(self.referee_inbox, raw, delivered_at=at)
 
     def compose_reply(
@@ -111,7 +90,11 @@ class ScriptedClient:
         thread: bool = True,
         extra_headers: dict[str, str] | None = None,
     ) -> bytes:
-        """The mail :meth:`reply` delivers, to send some other way (by SMTP)."""
+        """The answer to ``original`` with ``text`` typed on top, dated ``at``: the mail
+        :meth:`reply` delivers, or one to send some other way (by SMTP).
+
+        ``thread=False`` writes a new mail to the reply address instead (no In-Reply-To).
+        """
         self._counter += 1
         msg = EmailMessage()
         msg["From"] = email.utils.formataddr((self.name, from_addr or self.address))

@@ -46,6 +46,24 @@ class Sender:
         pass
 
 
+def duels(n: int) -> dict:
+    """A season of ``n`` roulette matches between two new players each, all starting at START."""
+    return {
+        "season": {"id": "s", "name": "S", "starting_chips": 200},
+        "players": [{"id": f"p{i}", "name": f"P{i}", "email": f"p{i}@example.test"} for i in range(2 * n)],
+        "matches": [
+            {
+                "id": f"m{i}",
+                "game": "stationary-roulette",
+                "players": [f"p{2 * i}", f"p{2 * i + 1}"],
+                "start": START.isoformat(),
+                "seed": i,
+            }
+            for i in range(n)
+        ],
+    }
+
+
 @pytest.fixture
 def world(tmp_path, sqlite_store):
     w = World(tmp_path, sqlite_store.url)
@@ -101,21 +119,7 @@ def test_a_mails_outcome_over_its_recipients():
 
 
 def test_mails_go_out_several_at_once_up_to_the_transports_limit(tmp_path, sqlite_store):
-    season = {
-        "season": {"id": "s", "name": "S", "starting_chips": 200},
-        "players": [{"id": f"p{i}", "name": f"P{i}", "email": f"p{i}@example.test"} for i in range(12)],
-        "matches": [
-            {
-                "id": f"m{i}",
-                "game": "stationary-roulette",
-                "players": [f"p{2 * i}", f"p{2 * i + 1}"],
-                "start": START.isoformat(),
-                "seed": i,
-            }
-            for i in range(6)
-        ],
-    }
-    world = World(tmp_path, sqlite_store.url, season)
+    world = World(tmp_path, sqlite_store.url, duels(6))
     try:
         world.referee.outbox = sender = Sender(concurrency=4, delay=0.01)
         world.tick(START)
@@ -150,21 +154,7 @@ def test_flushes_at_once_send_each_mail_once(tmp_path, db_url, flushes):
     its own batches; every mail is sent once. On PostgreSQL too (FOR UPDATE SKIP LOCKED)."""
     from referee.pipeline.deliver import Delivery
 
-    season = {
-        "season": {"id": "s", "name": "S", "starting_chips": 200},
-        "players": [{"id": f"p{i}", "name": f"P{i}", "email": f"p{i}@example.test"} for i in range(40)],
-        "matches": [
-            {
-                "id": f"m{i}",
-                "game": "stationary-roulette",
-                "players": [f"p{2 * i}", f"p{2 * i + 1}"],
-                "start": START.isoformat(),
-                "seed": i,
-            }
-            for i in range(20)
-        ],
-    }
-    world = World(tmp_path, db_url, season)
+    world = World(tmp_path, db_url, duels(20))
     try:
         world.referee.outbox = None  # the tick writes the outbox only
         world.tick(START)
