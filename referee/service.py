@@ -84,8 +84,7 @@ class Referee:
         self.judge = Judge(store, config, self.book, self.notices, self.clock)
         self._tmp_cleaned: datetime | None = None  # when the Maildirs' tmp/ were last cleaned
         self._running_since: datetime | None = None  # the first tick of this process
-        self._sender: MaildirSender | None = None
-        self._source: MaildirSource | None = None
+        self._adapted: dict[type, tuple[Any, Any]] = {}  # adapter -> (what it adapts, the adapter)
 
     @classmethod
     def configured(cls, store: Store, config: ServiceConfig) -> Referee:
@@ -186,14 +185,7 @@ class Referee:
     @property
     def source(self) -> MailSource | None:
         """The inbox's transport: ``inbox`` itself when it is one, else a Maildir source on it."""
-        inbox = self.inbox
-        if inbox is None:
-            return None
-        if inspect.iscoroutinefunction(getattr(inbox, "pending", None)):
-            return inbox  # type: ignore[no-any-return]
-        if self._source is None or self._source.inbox is not inbox:
-            self._source = MaildirSource(inbox)
-        return self._source
+        return self._transport(self.inbox, "pending", MaildirSource)
 
     def process_inbound(self, now: datetime, *, before: datetime | None = None) -> TickReport:
         """Judge pending mail that arrived by ``now`` (and before ``before``), in arrival order."""
@@ -223,14 +215,19 @@ class Referee:
     @property
     def sender(self) -> MailSender | None:
         """The outbox's transport: ``outbox`` itself when it sends, else a Maildir sender on it."""
-        outbox = self.outbox
-        if outbox is None:
+        return self._transport(self.outbox, "send", MaildirSender)
+
+    def _transport(self, given: Any, method: str, adapter: type) -> Any:
+        """``given`` itself when its ``method`` is a coroutine (it is a transport), else an
+        ``adapter`` on it, made once while ``given`` stays the same (tests swap it)."""
+        if given is None:
             return None
-        if hasattr(outbox, "send"):
-            return outbox  # type: ignore[no-any-return]
-        if self._sender is None or self._sender.outbox is not outbox:
-            self._sender = MaildirSender(outbox)
-        return self._sender
+        if inspect.iscoroutinefunction(getattr(given, method, None)):
+            return given
+        made = self._adapted.get(adapter)
+        if made is None or made[0] is not given:
+            made = self._adapted[adapter] = (given, adapter(given))
+        return made[1]
 
     # ------------------------------------------------------------------ housekeeping
 
