@@ -14,13 +14,20 @@ Starts the loopback mail stack (``referee.mailstack``; root and the Debian packa
 Goals (issue 7): outbound >= 200 mails/s and >= 3x the one-connection-per-mail figure;
 inbound >= 500 messages/s. Reported as met / not met, never asserted.
 
-    .venv/bin/python bench/bench_mail.py [--mails 1000] [--concurrency 4]
+    .venv/bin/python bench/bench_mail.py [--mails 1000] [--concurrency 4] [--security none|starttls|tls]
+
+``--security``: how the referee's side talks to the servers, as ``security`` in [imap] and
+[smtp]: ``none`` (plain text, the default), ``starttls`` (the plain ports, upgraded with
+STARTTLS: every new connection pays a TLS handshake), ``tls`` (the implicit-TLS ports);
+certificates verified against the stack's CA. The mails put in the mailbox for the inbound
+part go in plain text (not timed).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ssl
 import sys
 import tempfile
 import time
@@ -36,6 +43,7 @@ import aiosmtplib
 from referee.config import ImapSettings, SmtpSettings
 from referee.mail.imap import ImapSource
 from referee.mail.smtp import SmtpSender
+from referee.mail.tls import client_context
 from referee.mail.transport import OutboundMail
 from referee.mailstack import MailStack, MailStackUnavailable, StackControl
 
@@ -50,8 +58,25 @@ def message(stack: MailStack, to: str, i: int) -> tuple[str, bytes]:
     return message_id, (head + "\r\n" + body * 20).encode()
 
 
-async def outbound_reused(stack: MailStack, n: int, concurrency: int) -> tuple[float, int]:
-    sender = SmtpSender(SmtpSettings(stack.host, stack.smtp_port, "none", concurrency=concurrency, timeout=60.0))
+def ports(stack: MailStack, security: str) -> tuple[int, int]:
+    """(IMAP port, SMTP port) for a ``security``: implicit TLS has ports of its own."""
+    return (stack.imaps_port, stack.smtps_port) if security == "tls" else (stack.imap_port, stack.smtp_port)
+
+
+def ca_file(stack: MailStack, security: str) -> Path | None:
+    return stack.ca_file if security != "none" else None
+
+
+async def outbound_reused(stack: MailStack, n: int, concurrency: int, security: str) -> tuple[float, int]:
+    settings = SmtpSettings(
+        stack.host,
+        ports(stack, security)[1],
+        security,
+        concurrency=concurrency,
+        timeout=60.0,
+        ca_file=ca_file(stack, security),
+    )
+    sender = SmtpSender(settings)
     mails = [
         OutboundMail(
             f"k{i}", stack.address("referee"), (stack.address(("alice", "bob")[i % 2]),), message(stack, "", i)[1]
@@ -72,23 +97,35 @@ async def outbound_reused(stack: MailStack, n: int, concurrency: int) -> tuple[f
     return elapsed, sender.connections_opened
 
 
-async def outbound_one_connection_each(stack: MailStack, n: int) -> float:
+async def outbound_one_connection_each(stack: MailStack, n: int, security: str) -> float:
+    # one context for all (as SmtpSender keeps one): what is timed is the connection, not loading the CA
+    context = client_context(ca_file(stack, security)) if security != "none" else None
+    tls = {"use_tls": security == "tls", "start_tls": security == "starttls", "tls_context": context}
+    port = ports(stack, security)[1]
     t0 = time.perf_counter()
     for i in range(n):
         raw = message(stack, "", i)[1]
-        async with aiosmtplib.SMTP(hostname=stack.host, port=stack.smtp_port, start_tls=False, timeout=60) as smtp:
+        async with aiosmtplib.SMTP(hostname=stack.host, port=port, timeout=60, **tls) as smtp:
             await smtp.sendmail(stack.address("referee"), [stack.address(("alice", "bob")[i % 2])], raw)
     return time.perf_counter() - t0
 
 
-async def inbound(stack: MailStack, n: int, folder: Path) -> tuple[float, int]:
+async def inbound(stack: MailStack, n: int, folder: Path, security: str) -> tuple[float, int]:
     sys.path.insert(0, str(common.ROOT))
     from referee.service import Referee
     from tests.service.harness import World
 
     world = World(folder, f"sqlite:///{folder / 'r.db'}")
     source = ImapSource(
-        ImapSettings(stack.host, stack.imap_port, "none", stack.address("referee"), stack.password, timeout=60.0)
+        ImapSettings(
+            stack.host,
+            ports(stack, security)[0],
+            security,
+            stack.address("referee"),
+            stack.password,
+            timeout=60.0,
+            ca_file=ca_file(stack, security),
+        )
     )
     async with aiosmtplib.SMTP(hostname=stack.host, port=stack.smtp_port, start_tls=False, timeout=60) as smtp:
         for i in range(n):
@@ -109,23 +146,26 @@ async def inbound(stack: MailStack, n: int, folder: Path) -> tuple[float, int]:
     return elapsed, stored
 
 
-async def run(n: int, concurrency: int) -> None:
+async def run(n: int, concurrency: int, security: str) -> None:
     control = StackControl()
     try:
         stack = control.start()
     except MailStackUnavailable as exc:
         raise SystemExit(f"bench_mail: the loopback mail stack cannot start here:\n{exc}") from None
     try:
-        print(f"bench_mail: {n:,} mails each way, loopback Postfix + Dovecot ({common.machine()})")
-        reused, connections = await outbound_reused(stack, n, concurrency)
-        single = await outbound_one_connection_each(stack, n)
+        print(
+            f"bench_mail: {n:,} mails each way, loopback Postfix + Dovecot, security {security} "
+            f"({common.machine()}, {ssl.OPENSSL_VERSION})"
+        )
+        reused, connections = await outbound_reused(stack, n, concurrency, security)
+        single = await outbound_one_connection_each(stack, n, security)
         with tempfile.TemporaryDirectory() as folder:
-            seconds, stored = await inbound(stack, n, Path(folder))
+            seconds, stored = await inbound(stack, n, Path(folder), security)
         out_rate, single_rate, in_rate = n / reused, n / single, stored / seconds
         rows = [
             (f"outbound, SmtpSender (concurrency {concurrency}, {connections} connections)", n, reused, out_rate),
-            ("outbound, one new connection per mail", n, single, single_rate),
-            ("inbound, IMAP -> committed inbound rows (list, read, store, move)", stored, seconds, in_rate),
+            (f"outbound, one new connection per mail ({security})", n, single, single_rate),
+            (f"inbound, IMAP ({security}) -> committed rows (list, read, store, move)", stored, seconds, in_rate),
         ]
         print(table(rows, ("what", "mails", "s", "mails/s")))
         met = lambda ok: "met" if ok else "NOT met"  # noqa: E731
@@ -142,8 +182,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mails", type=int, default=1000, help="mails each way (default 1000)")
     parser.add_argument("--concurrency", type=int, default=4, help="SMTP connections at once (default 4)")
+    parser.add_argument(
+        "--security",
+        choices=("none", "starttls", "tls"),
+        default="none",
+        help="plain text (default), STARTTLS on the plain ports, or implicit TLS; verified against the stack's CA",
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.mails, args.concurrency))
+    asyncio.run(run(args.mails, args.concurrency, args.security))
     return 0
 
 

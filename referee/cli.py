@@ -166,6 +166,18 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("stationary-roulette", "indian-poker", "rewind-holdem"),
         help="the game to play (default stationary-roulette)",
     )
+    p.add_argument(
+        "--transport",
+        default="maildir",
+        choices=("maildir", "imap"),
+        help="maildir (default): mail files on disk; imap: real mail through a loopback Dovecot and Postfix "
+        "the demo starts and stops (IMAP and SMTP; as root)",
+    )
+    p.add_argument(
+        "--install",
+        action="store_true",
+        help="with --transport imap: install Dovecot and Postfix from the distribution when missing",
+    )
     p.set_defaults(func="cmd_demo")
     return parser
 

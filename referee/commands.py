@@ -222,8 +222,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     from referee.status import status_text
 
     now = parse_instant(args.now, "--now") if args.now else datetime.now(timezone.utc)
-    _config, store = open_store(args)
-    text = status_text(store, now, match_key=args.match)
+    config, store = open_store(args)
+    text = status_text(store, now, match_key=args.match, mail=config.mail)
     print(text)
     return 0
 
@@ -264,7 +264,11 @@ def cmd_quarantine(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from referee.demo import run_demo
 
-    return run_demo(args.dir, seed=args.seed, game=args.game, out=sys.stdout)
+    if args.install and args.transport != "imap":
+        raise ConfigError("--install is for the demo over real mail: add --transport imap")
+    return run_demo(
+        args.dir, seed=args.seed, game=args.game, transport=args.transport, install=args.install, out=sys.stdout
+    )
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -132,6 +132,7 @@ class SmtpSettings:
     timeout: float = 60.0  # seconds for any one step (connect, a command, the data)
     local_hostname: str | None = None  # the EHLO name (default: this host's name)
     validate_certs: bool = True
+    ca_file: Path | None = None  # trust this CA (PEM) instead of the system's (a private CA)
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,9 @@ class ImapSettings:
 
     host: str
     port: int
-    security: str = "tls"  # "tls": TLS from the start (port 993); "none": loopback only
+    # "tls": TLS from the start (port 993); "starttls": plain connection upgraded with STARTTLS
+    # before the login (143); "none": no TLS at all, loopback only
+    security: str = "tls"
     username: str = ""
     password: str | None = field(default=None, repr=False)  # never logged, never shown
     folder: str = "INBOX"  # where mail arrives
@@ -148,6 +151,18 @@ class ImapSettings:
     max_message_bytes: int = 1 << 20  # a larger mail is read only this far
     timeout: float = 60.0  # seconds for any one command
     validate_certs: bool = True
+    ca_file: Path | None = None  # trust this CA (PEM) instead of the system's (a private CA)
+
+
+@dataclass(frozen=True)
+class DkimSettings:
+    """``[dkim]``: the key outbound mail is signed with (:mod:`referee.mail.dkim`)."""
+
+    selector: str  # the DNS name of the public key is <selector>._domainkey.<domain>
+    domain: str  # the signing domain (d=): by default the domain of [mail] address
+    key_file: Path
+    private_key: bytes = field(default=b"", repr=False)  # PEM, read and checked at load; never shown
+    headers: tuple[str, ...] | None = None  # header names to sign (None: RFC 6376's recommended ones)
 
 
 INBOUND = ("maildir", "imap")
@@ -166,6 +181,13 @@ class MailConfig:
     outbound: str = "maildir"  # "maildir" or "smtp"
     smtp: SmtpSettings | None = None  # [smtp], when outbound = "smtp"
     imap: ImapSettings | None = None  # [imap], when inbound = "imap"
+    # who is told by mail when a player's address keeps bouncing (None: a warning in the log)
+    organizer: str | None = None
+    bounce_limit: int = 3  # hard bounces of one player's address within bounce_window...
+    bounce_window: timedelta = timedelta(days=7)  # ...that make it unreachable
+    # the authserv-id(s) of the receiving server(s) whose Authentication-Results header is
+    # trusted: when set, a seat's mail is obeyed only if that header shows a pass for the From domain
+    trusted_authserv_id: tuple[str, ...] | None = None
 
     @property
     def local(self) -> str:
@@ -192,6 +214,9 @@ class ServiceConfig:
     # address gets no such reply until it has been quiet for quiet_minutes (loops, floods)
     replies_per_hour: int = 10
     quiet_minutes: int = 60
+    # mails from one sender judged within an hour (by arrival); past it, ignored unread
+    mails_per_sender_hour: int = 60
+    dkim: DkimSettings | None = None  # [dkim]: outbound mail is signed when set
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -200,7 +225,7 @@ def load_service_config(path: Path) -> ServiceConfig:
     path = Path(path)
     data = read_toml(path)
     where = str(path)
-    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp", "imap"}, where)
+    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp", "imap", "dkim"}, where)
     base = path.parent.resolve()
 
     database = _str(data, "database", where, "sqlite:///referee.db")
@@ -225,10 +250,26 @@ def load_service_config(path: Path) -> ServiceConfig:
 
     mail = _table(data, "mail", where)
     mwhere = f"{where} [mail]"
-    _unknown(mail, {"address", "name", "transport", "inbound", "outbound", "inbox", "outbox", "per_address"}, mwhere)
+    _unknown(
+        mail,
+        {"address", "name", "transport", "inbound", "outbound", "inbox", "outbox", "per_address"}
+        | {"organizer", "bounce_limit", "bounce_window", "trusted_authserv_id"},
+        mwhere,
+    )
     address = _str(mail, "address", mwhere).lower()
     if not _EMAIL.match(address) or "+" in address.split("@")[0]:
         raise ConfigError(f"{mwhere}: address {address!r} must be a plain address such as referee@example.org")
+    organizer = _str(mail, "organizer", mwhere).lower() if "organizer" in mail else None
+    if organizer is not None:
+        if not _EMAIL.match(organizer):
+            raise ConfigError(f"{mwhere}: organizer {organizer!r} is not an email address")
+        local, _, domain = organizer.partition("@")
+        if f"{local.split('+', 1)[0]}@{domain}" == address:
+            raise ConfigError(f"{mwhere}: organizer must not be the referee's own address ({address})")
+    bounce_limit = mail.get("bounce_limit", 3)
+    if not isinstance(bounce_limit, int) or isinstance(bounce_limit, bool) or not 1 <= bounce_limit <= 100:
+        raise ConfigError(f"{mwhere}: bounce_limit must be a whole number from 1 to 100, got {bounce_limit!r}")
+    bounce_window = parse_duration(mail.get("bounce_window", "7d"), f"{mwhere} bounce_window")
     if "transport" in mail and "inbound" in mail:
         raise ConfigError(f"{mwhere}: set inbound (transport is its old name), not both")
     transport = _str(mail, "inbound", mwhere, None) if "inbound" in mail else _str(mail, "transport", mwhere, "maildir")
@@ -253,6 +294,10 @@ def load_service_config(path: Path) -> ServiceConfig:
         outbound=outbound,
         smtp=smtp,
         imap=imap,
+        organizer=organizer,
+        bounce_limit=bounce_limit,
+        bounce_window=bounce_window,
+        trusted_authserv_id=_authserv_id(mail, mwhere),
     )
 
     svc = _table(data, "service", where)
@@ -266,6 +311,7 @@ def load_service_config(path: Path) -> ServiceConfig:
             "arrival_grace_seconds",
             "replies_per_hour",
             "quiet_minutes",
+            "mails_per_sender_hour",
         },
         swhere,
     )
@@ -279,7 +325,7 @@ def load_service_config(path: Path) -> ServiceConfig:
     if not isinstance(grace, (int, float)) or isinstance(grace, bool) or not 0 <= grace <= 600:
         raise ConfigError(f"{swhere}: arrival_grace_seconds must be a number from 0 to 600, got {grace!r}")
     limits = {}
-    for name, default in (("replies_per_hour", 10), ("quiet_minutes", 60)):
+    for name, default in (("replies_per_hour", 10), ("quiet_minutes", 60), ("mails_per_sender_hour", 60)):
         value = svc.get(name, default)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{swhere}: {name} must be a positive integer, got {value!r}")
@@ -297,7 +343,74 @@ def load_service_config(path: Path) -> ServiceConfig:
         log_level=level,
         arrival_grace_seconds=float(grace),
         **limits,
+        dkim=_dkim(_table(data, "dkim", where), f"{where} [dkim]", base, mc.domain) if "dkim" in data else None,
     )
+
+
+_AUTHSERV_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")
+
+
+def _authserv_id(mail: dict[str, Any], where: str) -> tuple[str, ...] | None:
+    """``trusted_authserv_id``: the name the receiving server writes first in its
+    Authentication-Results header (RFC 8601), as a rule its host name; or a list of them (one
+    per MX host); lowercased, as they are compared ignoring case."""
+    if "trusted_authserv_id" not in mail:
+        return None
+    value = mail["trusted_authserv_id"]
+    names = value if isinstance(value, list) and value else [value]
+    for name in names:
+        if not isinstance(name, str) or not _AUTHSERV_ID.match(name.strip()):
+            raise ConfigError(
+                f"{where}: trusted_authserv_id {name!r} must be the name the receiving server writes first in its "
+                'Authentication-Results header, such as "mx.example.org" (or a list of such names)'
+            )
+    return tuple(dict.fromkeys(name.strip().lower() for name in names))
+
+
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_DOMAIN = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})+$")
+
+
+def _dkim(table: dict[str, Any], where: str, base: Path, mail_domain: str) -> DkimSettings:
+    """``[dkim]``: ``selector``, ``domain`` (default: the domain of ``[mail] address``),
+    ``private_key_file`` (relative to this file), ``headers`` (optional). The key is read and
+    a test mail signed here, so a key that cannot sign is said at start."""
+    from referee.mail import dkim
+
+    _unknown(table, {"selector", "domain", "private_key_file", "headers"}, where)
+    try:
+        selector = dkim.check_selector(_str(table, "selector", where))
+    except dkim.DkimError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    domain = _str(table, "domain", where, mail_domain).lower().rstrip(".")
+    if not _DOMAIN.match(domain):
+        raise ConfigError(f"{where}: domain {domain!r} is not a domain name such as example.org")
+    headers = None
+    if "headers" in table:
+        names = table["headers"]
+        if not isinstance(names, list) or not names:
+            raise ConfigError(f'{where}: headers must be a list of header names such as ["From", "To", "Subject"]')
+        try:
+            headers = dkim.check_headers(names)
+        except dkim.DkimError as exc:
+            raise ConfigError(f"{where}: headers: {exc}") from None
+    key_file = (base / _str(table, "private_key_file", where)).resolve()
+    try:
+        private_key = dkim.load_private_key(key_file)
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: private_key_file {key_file}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{where}: private_key_file {key_file}: {exc.strerror or exc}") from None
+    except dkim.DkimError as exc:
+        raise ConfigError(f"{where}: private_key_file {key_file}: {exc}") from None
+    settings = DkimSettings(
+        selector=selector, domain=domain, key_file=key_file, private_key=private_key, headers=headers
+    )
+    try:
+        dkim.DkimSigner.from_settings(settings).check()
+    except dkim.DkimError as exc:
+        raise ConfigError(f"{where}: private_key_file {key_file}: cannot sign with it ({exc})") from None
+    return settings
 
 
 def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
@@ -325,14 +438,36 @@ def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
         timeout=timeout,
         local_hostname=_str(table, "helo_name", where) if "helo_name" in table else None,
         validate_certs=_bool(table, "validate_certs", where, True),
+        ca_file=_ca_file(table, where, base, security),
     )
 
 
 # the keys of a mail server's table, [smtp] and [imap] alike
 _SERVER_KEYS = frozenset(
     {"host", "port", "security", "username", "password", "password_file", "password_env"}
-    | {"timeout_seconds", "validate_certs"}
+    | {"timeout_seconds", "validate_certs", "ca_file"}
 )
+
+
+def _ca_file(table: dict[str, Any], where: str, base: Path, security: str) -> Path | None:
+    """``ca_file``: the CA certificate(s), PEM, a server's certificate is checked against
+    instead of the system's (a private CA); relative to the configuration file. Read here,
+    so that a wrong path or a file that holds no certificate is said at start."""
+    if "ca_file" not in table:
+        return None
+    if security == "none":
+        raise ConfigError(f'{where}: ca_file is for TLS, but security = "none" (no TLS): use "tls" or "starttls"')
+    path = base / _str(table, "ca_file", where)
+    import ssl  # here: only a configuration with a ca_file needs it
+
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: ca_file {path}: no such file") from None
+    except OSError as exc:  # ssl.SSLError too: not PEM, no certificate in it
+        detail = exc.strerror or getattr(exc, "reason", None) or str(exc)
+        raise ConfigError(f"{where}: ca_file {path}: not a file of PEM certificates ({detail})") from None
+    return path
 
 
 def _port(table: dict[str, Any], where: str, default: int) -> int:
@@ -374,8 +509,8 @@ def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
     """``[imap]`` (the password as for ``[smtp]``, from ``$REFEREE_IMAP_PASSWORD`` by default)."""
     _unknown(table, _SERVER_KEYS | {"folder", "processed_folder", "max_message_bytes"}, where)
     security = _str(table, "security", where, "tls")
-    if security not in ("tls", "none"):
-        raise ConfigError(f"{where}: security must be tls or none, got {security!r}")
+    if security not in SECURITY:
+        raise ConfigError(f"{where}: security must be one of {', '.join(SECURITY)}, got {security!r}")
     port = _port(table, where, 993 if security == "tls" else 143)
     limit = table.get("max_message_bytes", 1 << 20)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 16 * 1024 <= limit <= 64 << 20:
@@ -397,6 +532,7 @@ def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
         max_message_bytes=limit,
         timeout=timeout,
         validate_certs=_bool(table, "validate_certs", where, True),
+        ca_file=_ca_file(table, where, base, security),
     )
 
 

@@ -11,6 +11,11 @@ includes a Black roulette, a rejected bet that is then corrected, and a missed r
 The folder keeps the database, ``referee.toml``, ``season.toml`` and every mail, so that
 ``referee status`` and ``referee tick`` work afterwards, inside it or with ``--config``; the
 demo ends by printing a ``status`` command that works as printed from where it was run.
+
+``--transport imap`` plays the same match over real mail: a loopback Dovecot and Postfix of
+the demo's own, the referee on IMAP and SMTP, the players sending by SMTP and reading by
+IMAP (:mod:`referee.demo_mail`, which also says how the accelerated clock meets real
+arrival times).
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from referee.config import ConfigError, ServiceConfig, load_season, load_service_config, new_secret
 from referee.games import GAMES, Game
@@ -32,6 +39,10 @@ from referee.seasons import load_season as load_into_store
 from referee.service import Referee
 from referee.store.db import Store
 from referee.store.models import Match
+
+if TYPE_CHECKING:
+    from referee.demo_mail import RealMail
+    from referee.mailstack import MailStack
 
 MARKER = "# referee demo folder"
 GAME = "stationary-roulette"
@@ -47,21 +58,52 @@ MISSED_ROUND = 5  # bob sends nothing this round
 
 DUELS = ("indian-poker", "rewind-holdem")
 GAMES_DEMOED = (GAME, *DUELS)
+TRANSPORTS = ("maildir", "imap")
 
 
-def run_demo(folder: Path, *, seed: int, game: str = GAME, out: TextIO = sys.stdout) -> int:
+def run_demo(
+    folder: Path,
+    *,
+    seed: int,
+    game: str = GAME,
+    transport: str = "maildir",
+    install: bool = False,
+    out: TextIO = sys.stdout,
+) -> int:
+    """The demo match on Maildirs, or over real mail (``transport="imap"``: a loopback stack
+    of its own; ``install``: the Debian packages installed first when missing)."""
     if game != GAME:
-        return run_duel_demo(folder, seed=seed, game=game, out=out)
-    folder, start, config, store, referee, clients = _set_up(folder, seed, GAME)
+        return run_duel_demo(folder, seed=seed, game=game, transport=transport, install=install, out=out)
+    check_folder(folder)  # before a mail stack is started for nothing
+    with _mail_stack(transport, install, out) as stack:
+        return _play_roulette(folder, seed, stack, out)
+
+
+@contextmanager
+def _mail_stack(transport: str, install: bool, out: TextIO) -> Iterator[MailStack | None]:
+    """None for Maildirs; over IMAP a running stack, removed when the demo ends however it ends."""
+    if transport not in TRANSPORTS:
+        raise ConfigError(f"no demo over {transport!r}: choose one of {', '.join(TRANSPORTS)}")
+    if transport == "maildir":
+        yield None
+        return
+    from referee.demo_mail import demo_stack
+
+    with demo_stack(install=install, out=out) as stack:
+        yield stack
+
+
+def _play_roulette(folder: Path, seed: int, stack: MailStack | None, out: TextIO) -> int:
+    folder, start, config, store, post, clients = _set_up(folder, seed, GAME, stack)
     players = {key: ScriptedPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
 
     print(f"referee demo in {folder}", file=out)
     print(
         f"Stationary Roulette, alice vs bob, seed {seed}; one day of play per round, "
-        f"starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n",
+        f"starting {start:%Y-%m-%d %H:%M} UTC ({post.clock_note})\n",
         file=out,
     )
-    referee.tick(start)
+    post.tick(start)
     game = GAMES[GAME]
     notes: list[str] = []
     for round_no in range(11):
@@ -72,15 +114,17 @@ def run_demo(folder: Path, *, seed: int, game: str = GAME, out: TextIO = sys.std
                 continue
             player = players[key]
             if key == "bob" and round_no == REJECTED_BET_ROUND:
+                post.advance(at)
                 player.send(round_no, at, illegal_bet=True)
-                referee.tick(at)
+                post.tick(at)
                 error = clients["bob"].latest()
                 notes.append(f"  bob's first reply was rejected by mail: {problem_line(error.text)}")
                 at += timedelta(hours=1)
                 notes.append("  bob sent a corrected bet an hour later; it was accepted")
+            post.advance(at)
             player.send(round_no, at)
-            referee.tick(at)
-        referee.tick(opened + ROUND)  # the deadline: the round is settled, results mailed
+            post.tick(at)
+        post.tick(opened + ROUND)  # the deadline: the round is settled, results mailed
         with store.unit_of_work() as session:
             match = session.query(Match).filter_by(key="demo-1").one()
             public = game.view(match.state, None)
@@ -91,22 +135,39 @@ def run_demo(folder: Path, *, seed: int, game: str = GAME, out: TextIO = sys.std
         if public["over"]:
             break
 
-    _report_end(folder, config, store, game, out)
+    _report_end(folder, config, store, game, post, out)
     return 0
 
 
-def run_duel_demo(folder: Path, *, seed: int, game: str, out: TextIO = sys.stdout) -> int:
+def run_duel_demo(
+    folder: Path,
+    *,
+    seed: int,
+    game: str,
+    transport: str = "maildir",
+    install: bool = False,
+    out: TextIO = sys.stdout,
+) -> int:
     """A whole duel (Indian Poker or Rewind Hold'em) by mail: each scripted player answers
     the mail that shows their turn; one command with an amount the rules do not allow is
     answered with an error (and then corrected), and one turn is missed (its default applies)."""
     if game not in DUELS:
         raise ConfigError(f"no demo for {game!r}: choose one of {', '.join(GAMES_DEMOED)}")
+    check_folder(folder)
+    with _mail_stack(transport, install, out) as stack:
+        return _play_duel(folder, seed, game, stack, out)
+
+
+def _play_duel(folder: Path, seed: int, game: str, stack: MailStack | None, out: TextIO) -> int:
     engine = GAMES[game]
-    folder, start, config, store, referee, clients = _set_up(folder, seed, game)
+    folder, start, config, store, post, clients = _set_up(folder, seed, game, stack)
     players = {key: DuelPlayer(key, clients[key], random.Random(f"{seed}:{key}")) for key in PLAYERS}
     print(f"referee demo in {folder}", file=out)
-    print(f"{engine.title}, alice vs bob, seed {seed}; starting {start:%Y-%m-%d %H:%M} UTC (virtual clock)\n", file=out)
-    referee.tick(start)
+    print(
+        f"{engine.title}, alice vs bob, seed {seed}; starting {start:%Y-%m-%d %H:%M} UTC ({post.clock_note})\n",
+        file=out,
+    )
+    post.tick(start)
     now = start
     turns = 0
     illegal_sent = missed = False
@@ -120,20 +181,21 @@ def run_duel_demo(folder: Path, *, seed: int, game: str, out: TextIO = sys.stdou
         to_act = step.players[0]
         if not missed and to_act == "bob" and turns >= MISSED_TURN:
             missed = True
-            referee.tick(deadline)
+            post.tick(deadline)
             print(f"  {step.title}: no answer from bob by the deadline: the default applies", file=out)
             continue
         now += timedelta(hours=2)
         illegal = not illegal_sent and to_act == "alice" and turns >= ILLEGAL_TURN
+        post.advance(now)
         command = players[to_act].answer(now, illegal=illegal)
-        referee.tick(now)
+        post.tick(now)
         reply = clients[to_act].latest()
         if "Not recorded" in reply.subject:
             illegal_sent = illegal_sent or illegal
             print(f"  {step.title}: {to_act} sends {command}: refused by mail ({problem_line(reply.text)})", file=out)
         else:
             print(f"  {step.title}: {to_act} sends {command}", file=out)
-    finished = _report_end(folder, config, store, engine, out)
+    finished = _report_end(folder, config, store, engine, post, out)
     return 0 if finished else 1
 
 
@@ -178,25 +240,64 @@ class DuelPlayer:
         return command
 
 
-def _set_up(folder: Path, seed: int, game: str) -> tuple[Path, datetime, ServiceConfig, Store, Referee, dict]:
-    """The demo folder with its files, database and season, the referee on its Maildirs,
-    and a scripted mail client per player."""
+def _set_up(
+    folder: Path, seed: int, game: str, stack: MailStack | None = None
+) -> tuple[Path, datetime, ServiceConfig, Store, MaildirMail | RealMail, dict]:
+    """The demo folder with its files, database and season, the referee on its Maildirs (or
+    on the ``stack``: IMAP and SMTP), its mail, and a scripted mail client per player."""
     folder = prepare_folder(folder)
     start = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
-    write_files(folder, start, seed, game=game)
+    write_files(folder, start, seed, game=game, stack=stack)
     config = load_service_config(folder / "referee.toml")
     store = Store(config.database)
     store.migrate()
     load_into_store(store, load_season(folder / "season.toml"), start - timedelta(hours=1))
     referee = Referee.configured(store, config)
+    if stack is not None:
+        from referee.demo_mail import RealMail
+
+        post = RealMail(referee, store, config, stack, start, {key: name for key, (name, _tz) in PLAYERS.items()})
+        return folder, start, config, store, post, post.clients
     clients = {
         key: ScriptedClient(f"{key}@demo.test", name, config.mail.outbox / f"{key}@demo.test", config.mail.inbox)
         for key, (name, _tz) in PLAYERS.items()
     }
-    return folder, start, config, store, referee, clients
+    return folder, start, config, store, MaildirMail(referee, config), clients
 
 
-def _report_end(folder: Path, config: ServiceConfig, store: Store, engine: Game, out: TextIO) -> bool:
+class MaildirMail:
+    """The demo's mail on Maildirs: the referee's ticks at the demo's times, each mail there
+    at once, delivered at the time its sender chose (``RealMail`` is the same over IMAP)."""
+
+    clock_note = "virtual clock"
+
+    def __init__(self, referee: Referee, config: ServiceConfig):
+        self.referee = referee
+        self.config = config
+
+    def advance(self, at: datetime) -> None:
+        """Nothing to do: a player's mail is delivered with the time it is sent at."""
+
+    def tick(self, at: datetime):
+        return self.referee.tick(at)
+
+    async def atick(self, at: datetime, *, wait: bool = True):
+        return await self.referee.atick(at)
+
+    def keep(self, folder: Path) -> list[str]:
+        """Where the mail is (it stays there)."""
+        outbox, inbox = self.config.mail.outbox, self.config.mail.inbox
+        mails = sum(1 for p in outbox.rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+        replies = sum(1 for p in inbox.rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
+        return [
+            f"{mails} mails from the referee are in {outbox}/<address>/new/,",
+            f"{replies} replies from the players in {inbox}/cur/.",
+        ]
+
+
+def _report_end(
+    folder: Path, config: ServiceConfig, store: Store, engine: Game, post: MaildirMail | RealMail, out: TextIO
+) -> bool:
     """The final standings, where the mails are, and the status command; True if the match finished."""
     with store.unit_of_work() as session:
         match = session.query(Match).filter_by(key="demo-1").one()
@@ -206,10 +307,9 @@ def _report_end(folder: Path, config: ServiceConfig, store: Store, engine: Game,
         if match.result:
             print(f"  {match.result['reason']}", file=out)
         finished = match.status == "finished"
-    mails = sum(1 for p in (config.mail.outbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
-    replies = sum(1 for p in (config.mail.inbox).rglob("*") if p.is_file() and p.parent.name in ("new", "cur"))
-    print(f"\n{mails} mails from the referee are in {config.mail.outbox}/<address>/new/,", file=out)
-    print(f"{replies} replies from the players in {config.mail.inbox}/cur/.", file=out)
+    print("", file=out)
+    for line in post.keep(folder):
+        print(line, file=out)
     print(f"Try: {status_command(folder)}", file=out)
     store.dispose()
     return finished
@@ -321,12 +421,21 @@ def problem_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def prepare_folder(folder: Path) -> Path:
+def check_folder(folder: Path) -> bool:
+    """True when ``folder`` holds something (a demo of before); a ConfigError when it is not
+    empty and not a demo folder."""
     folder = folder.resolve()
     config = folder / "referee.toml"
-    if folder.exists() and any(folder.iterdir()):
-        if not (config.exists() and config.read_text().startswith(MARKER)):
-            raise ConfigError(f"{folder} is not empty and is not a demo folder; choose another --dir")
+    if not (folder.exists() and any(folder.iterdir())):
+        return False
+    if not (config.exists() and config.read_text().startswith(MARKER)):
+        raise ConfigError(f"{folder} is not empty and is not a demo folder; choose another --dir")
+    return True
+
+
+def prepare_folder(folder: Path) -> Path:
+    folder = folder.resolve()
+    if check_folder(folder):
         for name in ("referee.db", "referee.db-wal", "referee.db-shm", "season.toml", "referee.toml"):
             (folder / name).unlink(missing_ok=True)
         shutil.rmtree(folder / "mail", ignore_errors=True)
@@ -334,19 +443,17 @@ def prepare_folder(folder: Path) -> Path:
     return folder
 
 
-def write_files(folder: Path, start: datetime, seed: int, *, game: str = GAME) -> None:
+def write_files(folder: Path, start: datetime, seed: int, *, game: str = GAME, stack: MailStack | None = None) -> None:
+    """``referee.toml`` (on Maildirs, or on the ``stack``: IMAP in, SMTP out) and ``season.toml``."""
+    domain = stack.domain if stack is not None else "demo.test"
     (folder / "referee.toml").write_text(f"""{MARKER}: `referee demo` may wipe and rewrite it
 database = "sqlite:///referee.db"
 secret = "{new_secret()}"
 
 [mail]
-address = "referee@demo.test"
+address = "referee@{domain}"
 name = "Referee (demo)"
-transport = "maildir"
-inbox = "mail/inbox"
-outbox = "mail/outbox"
-per_address = true
-
+{_transport_lines(stack)}
 [service]
 poll_seconds = 5
 """)
@@ -354,7 +461,7 @@ poll_seconds = 5
         f"""[[players]]
 id = "{key}"
 name = "{name}"
-email = "{key}@demo.test"
+email = "{key}@{domain}"
 timezone = "{tz}"
 """
         for key, (name, tz) in PLAYERS.items()
@@ -375,3 +482,32 @@ seed = {seed}
 {'phase_length = "24h"' if game == GAME else 'options = { dmo = "bob" }'}
 reminders = ["2h"]
 """)
+
+
+def _transport_lines(stack: MailStack | None) -> str:
+    if stack is None:
+        return """transport = "maildir"
+inbox = "mail/inbox"
+outbox = "mail/outbox"
+per_address = true
+"""
+    # password_env: a variable of its own, so that a $REFEREE_IMAP_PASSWORD of a real set-up does not apply
+    return f"""inbound = "imap"
+outbound = "smtp"
+
+# the demo's own loopback Dovecot and Postfix (stopped and removed when the demo ends)
+[imap]
+host = "{stack.host}"
+port = {stack.imap_port}
+security = "none"
+username = "{stack.address("referee")}"
+password = "{stack.password}"
+password_env = "REFEREE_DEMO_IMAP_PASSWORD"
+timeout_seconds = 30
+
+[smtp]
+host = "{stack.host}"
+port = {stack.smtp_port}
+security = "none"
+timeout_seconds = 30
+"""

@@ -42,6 +42,9 @@ async def check_mail(config: ServiceConfig, send_to: str | None = None) -> list[
         sender = SmtpSender(mail.smtp)
         try:
             results.append((True, await sender.check()))
+        except TransportError as exc:  # said in words already (a TLS certificate not accepted, ...)
+            results.append((False, f"SMTP {mail.smtp.host}:{mail.smtp.port}: {exc}"))
+            sender = None
         except Exception as exc:  # whatever the connection says, it is the answer to give
             results.append((False, f"SMTP {mail.smtp.host}:{mail.smtp.port}: {type(exc).__name__}: {exc}"))
             sender = None
@@ -83,6 +86,12 @@ async def _send_test(config: ServiceConfig, to: str, sender) -> tuple[bool, str]
         loop_value=config.mail.domain,
     )
     mail = OutboundMail(key, config.mail.address, (to,), data)
+    signed = ""
+    if config.dkim is not None:  # signed as the outbox signs: the receiver's verdict checks the DNS record too
+        from referee.mail.dkim import DkimSigner
+
+        mail = DkimSigner.from_settings(config.dkim).sign_mail(mail)
+        signed = f" (DKIM-signed: d={config.dkim.domain}, s={config.dkim.selector})"
     if sender is None:
         if config.mail.outbound == "smtp":
             return False, f"test mail to {to}: not sent (SMTP is not reachable)"
@@ -94,5 +103,5 @@ async def _send_test(config: ServiceConfig, to: str, sender) -> tuple[bool, str]
     await sender.sync()
     if result.outcome == "sent":
         reply = result.recipients[to][1]
-        return True, f"test mail to {to}: {'accepted: ' + reply if reply else 'written to the outbox'}"
+        return True, f"test mail to {to}{signed}: {'accepted: ' + reply if reply else 'written to the outbox'}"
     return False, f"test mail to {to}: {result.outcome} failure: {result.detail}"

@@ -1,7 +1,9 @@
 """The loopback mail stack for tests, benchmarks and demos: Dovecot (IMAP + LMTP) and
 Postfix (SMTP) on free loopback ports, every file under one directory, mail only to
 @example.test; started and stopped through ``deploy/mailstack/start-mailstack.sh`` of the
-checkout (root and the Debian packages needed: ``deploy/mailstack/install-mailstack.sh``).
+checkout, or the copy an installed wheel carries (root and the Debian packages needed:
+``deploy/mailstack/install-mailstack.sh``, :data:`INSTALL_SCRIPT`).
+Plain text, STARTTLS and implicit TLS, with a throwaway CA (:attr:`MailStack.ca_file`).
 """
 
 from __future__ import annotations
@@ -22,20 +24,47 @@ class MailStackUnavailable(Exception):
 
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "deploy" / "mailstack" / "start-mailstack.sh"
+
+
+def _scripts_dir() -> Path:
+    """The scripts' folder: the copy an installed wheel carries (``referee/mailstack_scripts``,
+    see pyproject.toml), else ``deploy/mailstack`` of the checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "mailstack_scripts", ROOT / "deploy" / "mailstack"):
+        if (candidate / "start-mailstack.sh").is_file():
+            return candidate
+    return ROOT / "deploy" / "mailstack"  # not there: running it says which file is missing
+
+
+SCRIPTS = _scripts_dir()
+SCRIPT = SCRIPTS / "start-mailstack.sh"
+INSTALL_SCRIPT = SCRIPTS / "install-mailstack.sh"  # the Debian packages, when missing (needs root)
 SCRIPT_TIMEOUT = 60  # seconds; a start takes about 2 s
 
 
 @dataclass(frozen=True)
 class MailStack:
+    """One running stack. Plain text and TLS: ``imap_port`` and ``smtp_port`` take plain text
+    and offer STARTTLS; ``imaps_port`` and ``smtps_port`` are TLS from the first byte. The
+    servers' certificate (for 127.0.0.1 and localhost) is signed by a throwaway CA made at
+    the first start: :attr:`ca_file`."""
+
     dir: Path
     imap_port: int
     smtp_port: int
     lmtp_port: int
+    imaps_port: int = 10993
+    smtps_port: int = 10465
     host: str = "127.0.0.1"
     domain: str = "example.test"
     password: str = "secret"
     users: tuple[str, ...] = ("referee", "alice", "bob")
+
+    @property
+    def ca_file(self) -> Path:
+        """The CA certificate (PEM) the servers' certificate is signed by: what a client
+        verifies the stack's TLS against (``ca_file`` in [imap] and [smtp])."""
+        return self.dir / "tls" / "ca.pem"
 
     def address(self, user: str) -> str:
         """alice -> alice@example.test (the IMAP login name is the full address)."""
@@ -69,6 +98,8 @@ def _free_ports(n: int) -> list[int]:
 
 def _run_script(directory: Path, action: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     # The script redirects the daemons' stdio itself; capture_output cannot hang on them.
+    # A session of its own: a Ctrl-C at the terminal must not cut the script off half-way (a
+    # daemon it was starting would be left running, its pid file not yet written).
     return subprocess.run(
         ["bash", str(SCRIPT), str(directory), action],
         env=env,
@@ -77,6 +108,7 @@ def _run_script(directory: Path, action: str, env: dict[str, str]) -> subprocess
         text=True,
         timeout=SCRIPT_TIMEOUT,
         check=False,
+        start_new_session=True,
     )
 
 
@@ -100,13 +132,22 @@ class StackControl:
             return self.stack
         failure = ""
         for _attempt in range(3):  # a free port can be taken by someone else before the daemons bind it
-            imap_port, lmtp_port, smtp_port = _free_ports(3)
-            stack = MailStack(dir=self.directory, imap_port=imap_port, smtp_port=smtp_port, lmtp_port=lmtp_port)
+            imap_port, lmtp_port, smtp_port, imaps_port, smtps_port = _free_ports(5)
+            stack = MailStack(
+                dir=self.directory,
+                imap_port=imap_port,
+                smtp_port=smtp_port,
+                lmtp_port=lmtp_port,
+                imaps_port=imaps_port,
+                smtps_port=smtps_port,
+            )
             self.env = {
                 **os.environ,
                 "IMAP_PORT": str(imap_port),
                 "LMTP_PORT": str(lmtp_port),
                 "SMTP_PORT": str(smtp_port),
+                "IMAPS_PORT": str(imaps_port),
+                "SMTPS_PORT": str(smtps_port),
                 "MAIL_DOMAIN": stack.domain,
                 "MAIL_USERS": " ".join(stack.users),
                 "MAIL_PASSWORD": stack.password,
@@ -139,6 +180,23 @@ class StackControl:
                 print(f"stopping the mail stack failed:\n{stop.stdout}{stop.stderr}")
         except subprocess.TimeoutExpired:
             print(f"stopping the mail stack in {self.directory} took over {SCRIPT_TIMEOUT} s")
+
+    def stop_dovecot(self) -> None:
+        """Stop Dovecot alone, cutting off every IMAP client; Postfix goes on taking mail and
+        keeps it queued (its LMTP deliveries deferred) until :meth:`start_dovecot`."""
+        result = _run_script(self.directory, "stop-dovecot", self.env)
+        if result.returncode != 0:
+            raise MailStackUnavailable(f"stopping Dovecot failed:\n{result.stdout}{result.stderr}")
+
+    def start_dovecot(self) -> None:
+        """Start Dovecot again on the same ports with the mail it held (Postfix left as it is)."""
+        result = _run_script(self.directory, "start", {**self.env, "START_POSTFIX": "0"})
+        if result.returncode != 0:
+            raise MailStackUnavailable(f"starting Dovecot again failed:\n{result.stdout}{result.stderr}")
+
+    def restart_dovecot(self) -> None:
+        self.stop_dovecot()
+        self.start_dovecot()
 
     def remove(self) -> None:
         self.stop()

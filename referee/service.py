@@ -31,6 +31,8 @@ from referee.match.book import MATCH_CONTEXT, MatchBook, replay
 from referee.match.notices import Notices
 from referee.pipeline import BATCH
 from referee.pipeline.clock import Clock
+from referee.mail.bounces import bounce_address
+from referee.mail.dkim import DkimSigner
 from referee.mail.maildir import MaildirSender, MaildirSource
 from referee.mail.transport import MailSender, MailSource
 from referee.pipeline.deliver import Delivery
@@ -38,6 +40,7 @@ from referee.pipeline.ingest import Ingest
 from referee.pipeline.judge import Judge
 from referee.pipeline.report import TickReport
 from referee.store.db import Store
+from referee.store.lease import exclusive
 from referee.store.models import Event
 
 __all__ = ["BATCH", "MATCH_CONTEXT", "Referee", "TickReport", "replay"]
@@ -46,6 +49,7 @@ log = logging.getLogger("referee")
 
 CLEAN_TMP_EVERY = timedelta(hours=1)  # tmp/ looked at, at most, this often: on a tick with nothing to do...
 CLEAN_TMP_LATEST = timedelta(days=1)  # ...or on any tick once it has not been for this long
+DECIDE_WAIT = 300.0  # seconds a tick waits for another process to finish deciding (referee.store.lease)
 
 T = TypeVar("T")
 
@@ -82,9 +86,12 @@ class Referee:
         self.notices = Notices(config)
         self.clock = Clock(store, self.book, self.notices)
         self.judge = Judge(store, config, self.book, self.notices, self.clock)
+        # [dkim]: every outbound mail is signed as it is sent, whatever the transport
+        self.dkim = DkimSigner.from_settings(config.dkim) if config.dkim is not None else None
         self._tmp_cleaned: datetime | None = None  # when the Maildirs' tmp/ were last cleaned
         self._running_since: datetime | None = None  # the first tick of this process
         self._adapted: dict[type, tuple[Any, Any]] = {}  # adapter -> (what it adapts, the adapter)
+        self.decide_wait = DECIDE_WAIT
 
     @classmethod
     def configured(cls, store: Store, config: ServiceConfig) -> Referee:
@@ -150,7 +157,18 @@ class Referee:
         return report
 
     def _decide(self, now: datetime) -> TickReport:
-        """The database part of a tick: mail, starts and deadlines in time order, then reminders."""
+        """The database part of a tick: mail, starts and deadlines in time order, then reminders;
+        held by one process at a time on a shared database (:mod:`referee.store.lease`)."""
+        with exclusive(self.store, "decide", wait=self.decide_wait) as held:
+            if not held:
+                log.warning(
+                    "another referee process has been deciding for over %.0f s; this tick leaves it to that one",
+                    self.decide_wait,
+                )
+                return TickReport()
+            return self._decide_held(now)
+
+    def _decide_held(self, now: datetime) -> TickReport:
         report = TickReport()
         last_event = self._last_event_id()
         self.clock.new_tick()
@@ -209,7 +227,17 @@ class Referee:
         sender = self.sender
         if sender is None:
             return 0, 0
-        delivery = Delivery(self.store, sender, self.config.outbox_max_attempts, self.config.mail.address)
+        mail = self.config.mail
+        delivery = Delivery(
+            self.store,
+            sender,
+            self.config.outbox_max_attempts,
+            mail.address,
+            # each mail's envelope sender is its row's signed bounce address (referee.mail.bounces)
+            bounce_address=lambda outbox_id: bounce_address(self.config.secret, mail.local, mail.domain, outbox_id),
+            bounces=self.judge.bounces,
+            signer=self.dkim,
+        )
         return await delivery.flush(now)
 
     @property

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import selectinload
 
-from referee.config import ConfigError
+from referee.config import ConfigError, MailConfig
 from referee.games import GAMES
+from referee.pipeline.bounce_book import unreachable_key
 from referee.store.db import Store
-from referee.store.models import InboxProblem, Inbound, Match, Outbox, Seat
+from referee.store.models import Bounce, InboxProblem, Inbound, Match, Outbox, Player, Seat
 from referee.timefmt import duration
 
 
-def status_text(store: Store, now: datetime, match_key: str | None = None) -> str:
+def status_text(store: Store, now: datetime, match_key: str | None = None, *, mail: MailConfig | None = None) -> str:
+    """``mail``: the configuration's ``[mail]``, for the unreachable rule (its defaults without)."""
     lines: list[str] = []
     with store.unit_of_work() as session:
         query = (
@@ -33,6 +35,8 @@ def status_text(store: Store, now: datetime, match_key: str | None = None) -> st
             lines.extend(match_lines(match, now))
             lines.append("")
         lines.extend(mail_lines(session))
+        limit, window = (mail.bounce_limit, mail.bounce_window) if mail else (3, timedelta(days=7))
+        lines.extend(bounce_lines(session, now, limit, window))
     return "\n".join(lines).rstrip()
 
 
@@ -110,6 +114,51 @@ def mail_lines(session) -> list[str]:
     for problem in problems:
         lines.append(
             f"    {problem.source}: {problem.reason} (since {problem.first_seen:%Y-%m-%d %H:%M} UTC, {problem.count}x)"
+        )
+    return lines
+
+
+def bounce_lines(session, now: datetime, limit: int, window: timedelta) -> list[str]:
+    """Bounces of the last ``window``: how many, the unreachable addresses (``limit`` hard
+    bounces or more of outbox mail to them: :mod:`referee.pipeline.bounce_book`), the latest five."""
+    since = now - window
+    within = (Bounce.received_at >= since, Bounce.received_at <= now)
+    recent = select(Bounce).where(*within)
+    total, hard = session.execute(
+        select(func.count(Bounce.id), func.count(Bounce.id).filter(Bounce.hard.is_(True))).where(*within)
+    ).one()
+    if not total:
+        return []
+    lines = [f"  bounces in the last {duration(window)}: {total} ({hard} hard)"]
+    unreachable = session.execute(
+        select(Bounce.address, func.count(func.distinct(Bounce.outbox_id)), func.max(Bounce.received_at))
+        .where(Bounce.received_at >= since, Bounce.hard.is_(True), Bounce.verified.is_(True))
+        .group_by(Bounce.address)
+        .having(func.count(func.distinct(Bounce.outbox_id)) >= limit)
+        .order_by(Bounce.address)
+        .limit(20)
+    ).all()
+    for address, count, last in unreachable:
+        players = session.execute(
+            select(Player.id, Player.key).where(Player.email == address).order_by(Player.key)
+        ).all()
+        keys = [unreachable_key(player_id, address) for player_id, _ in players]
+        told = bool(keys) and session.scalar(
+            select(func.count()).select_from(Outbox).where(Outbox.dedupe_key.in_(keys))
+        )
+        lines.append(
+            f"  unreachable: {', '.join(key for _, key in players) or 'no player now'} at {address}:"
+            f" {count} mails failed for good,"
+            f" the last {last:%Y-%m-%d %H:%M} UTC; {'the organizer was told' if told else 'the organizer was not told'}"
+        )
+    for row in session.scalars(recent.order_by(Bounce.received_at.desc(), Bounce.id.desc()).limit(5)):
+        what = row.action + (f" {row.status}" if row.status else "")
+        where = f"outbox {row.outbox_id}" if row.outbox_id is not None else "no outbox mail named"
+        how = {"dsn": "report", "plain": "bounce", "refused": "refused by the server"}.get(row.source, row.source)
+        unverified = "" if row.verified else ", unverified"
+        lines.append(
+            f"    {row.received_at:%Y-%m-%d %H:%M} UTC {row.address} ({where}, {how}{unverified}): {what}"
+            + (f": {row.diagnostic[:200]}" if row.diagnostic else "")
         )
     return lines
 

@@ -113,3 +113,198 @@ def test_demo_plays_a_whole_duel_by_mail(tmp_path, monkeypatch, capsys, game):
     assert main(["status"]) == 0
     status = capsys.readouterr().out
     assert "demo-1" in status and "finished" in status
+
+
+# ---------------------------------------------------------------------------- over real mail
+# (the demo itself over IMAP and SMTP: tests/integration/test_demo_imap.py)
+
+
+def test_the_demo_over_real_mail_without_root_says_to_use_sudo(tmp_path, monkeypatch, capsys):
+    from referee import demo_mail
+
+    monkeypatch.setattr(demo_mail, "missing_programs", lambda: [])
+    monkeypatch.setattr(demo_mail, "_is_root", lambda: False)
+    assert main(["demo", "--transport", "imap", "--dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "must be started as root" in err and "sudo" in err and "referee demo --transport imap" in err
+    assert not (tmp_path / "d").exists()  # nothing was made
+
+
+def test_the_demo_over_real_mail_says_what_to_run_when_dovecot_and_postfix_are_missing(tmp_path, monkeypatch, capsys):
+    from referee import demo_mail
+    from referee.mailstack import INSTALL_SCRIPT
+
+    monkeypatch.setattr(demo_mail, "missing_programs", lambda: ["dovecot", "postfix"])
+    assert main(["demo", "--transport", "imap", "--dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "dovecot, postfix is not installed" in err
+    assert f"sudo bash {INSTALL_SCRIPT}" in err and "--transport imap --install" in err
+    marker = tmp_path / "installed"
+    _fake_installer(tmp_path, monkeypatch, f"touch {marker}\n")
+    assert main(["demo", "--transport", "imap", "--dir", str(tmp_path / "d")]) == 2
+    assert not marker.exists()  # without --install nothing is installed
+
+
+def test_install_is_only_for_the_demo_over_real_mail(tmp_path, capsys):
+    assert main(["demo", "--install", "--dir", str(tmp_path / "d")]) == 2
+    assert "add --transport imap" in capsys.readouterr().err
+
+
+def _fake_installer(tmp_path, monkeypatch, body: str) -> Path:
+    from referee import demo_mail
+
+    script = tmp_path / "install-mailstack.sh"
+    script.write_text(body)
+    monkeypatch.setattr(demo_mail, "INSTALL_SCRIPT", script)
+    monkeypatch.setattr(demo_mail, "_is_root", lambda: True)
+    return script
+
+
+def test_install_runs_the_install_script_and_checks_again(tmp_path, monkeypatch):
+    from referee import demo_mail
+
+    marker = tmp_path / "installed"
+    _fake_installer(tmp_path, monkeypatch, f"echo apt output\ntouch {marker}\necho 'mailstack packages installed'\n")
+    monkeypatch.setattr(demo_mail, "missing_programs", lambda: [] if marker.exists() else ["postfix"])
+    out = io.StringIO()
+    demo_mail.ensure_packages(install=True, out=out)
+    assert marker.exists()
+    assert "installing Dovecot and Postfix (postfix missing)" in out.getvalue()
+    assert out.getvalue().rstrip().endswith("mailstack packages installed")
+
+
+def test_an_install_that_fails_says_why(tmp_path, monkeypatch):
+    from referee import demo_mail
+    from referee.config import ConfigError
+
+    _fake_installer(tmp_path, monkeypatch, "echo 'E: Unable to locate package dovecot-imapd' >&2\nexit 1\n")
+    monkeypatch.setattr(demo_mail, "missing_programs", lambda: ["dovecot"])
+    with pytest.raises(ConfigError, match="exit 1") as failed:
+        demo_mail.ensure_packages(install=True, out=io.StringIO())
+    assert "Unable to locate package dovecot-imapd" in str(failed.value)
+
+
+def test_the_mail_stack_scripts_are_found():
+    from referee.mailstack import INSTALL_SCRIPT, SCRIPT
+
+    assert SCRIPT.is_file() and INSTALL_SCRIPT.is_file() and SCRIPT.parent == INSTALL_SCRIPT.parent
+
+
+def test_the_demo_writes_a_configuration_for_imap_and_smtp_on_the_stack(tmp_path):
+    from datetime import datetime, timezone
+
+    from referee.config import load_service_config
+    from referee.demo import write_files
+    from referee.mailstack import MailStack
+
+    stack = MailStack(dir=tmp_path / "stack", imap_port=10143, smtp_port=10025, lmtp_port=10024)
+    write_files(tmp_path, datetime(2026, 12, 1, 18, tzinfo=timezone.utc), 7, stack=stack)
+    config = load_service_config(tmp_path / "referee.toml")
+    assert (config.mail.transport, config.mail.outbound) == ("imap", "smtp")
+    assert config.mail.address == "referee@example.test"
+    assert (config.mail.imap.host, config.mail.imap.port, config.mail.imap.security) == ("127.0.0.1", 10143, "none")
+    assert (config.mail.imap.username, config.mail.imap.password) == ("referee@example.test", "secret")
+    assert (config.mail.smtp.port, config.mail.smtp.security, config.mail.smtp.username) == (10025, "none", None)
+    season = (tmp_path / "season.toml").read_text()
+    assert 'email = "alice@example.test"' in season and 'email = "bob@example.test"' in season
+
+
+class FakeNow:
+    def __init__(self, at):
+        self.at = at
+
+    def __call__(self):
+        return self.at
+
+
+def test_the_demo_clock_runs_at_real_speed_and_skips_ahead_never_back():
+    from datetime import datetime, timedelta, timezone
+
+    from referee.demo_mail import DemoClock
+
+    real = FakeNow(datetime(2026, 12, 1, 16, 30, 0, 250000, tzinfo=timezone.utc))
+    start = datetime(2026, 12, 1, 16, tzinfo=timezone.utc)
+    clock = DemoClock(start, real=real)
+    real.at += timedelta(seconds=2)
+    assert clock.now() == start + timedelta(seconds=2)
+    clock.skip_to(start + timedelta(hours=3))
+    assert clock.now() == start + timedelta(hours=3)
+    real.at += timedelta(seconds=1)
+    assert clock.now() == start + timedelta(hours=3, seconds=1)
+    clock.skip_to(start + timedelta(hours=1))  # behind: nothing changes
+    assert clock.now() == start + timedelta(hours=3, seconds=1)
+
+
+def test_the_demo_clock_reads_a_mails_arrival_by_the_skip_it_came_after():
+    from datetime import datetime, timedelta, timezone
+
+    from referee.demo_mail import DemoClock
+
+    t0 = datetime(2026, 12, 1, 16, 30, 0, 600000, tzinfo=timezone.utc)
+    real = FakeNow(t0)
+    start = datetime(2026, 12, 1, 16, tzinfo=timezone.utc)
+    clock = DemoClock(start, real=real)
+    early = t0.replace(microsecond=0) + timedelta(seconds=1)  # INTERNALDATE: whole seconds
+    real.at = t0 + timedelta(seconds=5)
+    clock.skip_to(start + timedelta(hours=3))  # skipped at t0 + 5.6 s
+    assert clock.arrival(early) == start + timedelta(seconds=0.4)  # came before the skip
+    # came right after the skip: its INTERNALDATE (t0 + 5 s) is before it, but not the skip before
+    assert clock.arrival(t0.replace(microsecond=0) + timedelta(seconds=5)) == start + timedelta(hours=3)
+    assert clock.arrival(t0.replace(microsecond=0) + timedelta(seconds=8)) == start + timedelta(hours=3, seconds=2.4)
+
+
+async def test_the_shifted_source_dates_mail_on_the_demo_clock_and_leaves_the_rest_to_its_source():
+    from dataclasses import dataclass
+    from datetime import datetime, timedelta, timezone
+
+    from referee.demo_mail import DemoClock, ShiftedSource
+
+    @dataclass(frozen=True)
+    class Item:
+        key: str
+        delivered_at: datetime
+
+    class Source:
+        path = "imap://referee@127.0.0.1:1/INBOX"
+
+        def __init__(self):
+            self.calls = []
+
+        async def pending(self):
+            return [Item("imap:INBOX:1:7", real.at.replace(microsecond=0))]
+
+        async def read(self, item):
+            self.calls.append(("read", item.key))
+            return b"raw"
+
+        async def mark_processed(self, item):
+            self.calls.append(("mark", item.key))
+
+        async def close(self):
+            self.calls.append(("close",))
+
+    real = FakeNow(datetime(2026, 12, 1, 16, 30, 5, tzinfo=timezone.utc))
+    start = datetime(2026, 12, 1, 16, tzinfo=timezone.utc)
+    inner = Source()
+    source = ShiftedSource(inner, DemoClock(start, real=real))
+    [item] = await source.pending()
+    assert item == Item("imap:INBOX:1:7", start) and source.path == inner.path
+    assert await source.read(item) == b"raw"
+    await source.mark_processed(item)
+    await source.close()
+    assert inner.calls == [("read", "imap:INBOX:1:7"), ("mark", "imap:INBOX:1:7"), ("close",)]
+    real.at += timedelta(minutes=1)
+    assert [i.delivered_at for i in await source.pending()] == [start + timedelta(minutes=1)]
+
+
+def test_the_demo_over_real_mail_refuses_a_folder_that_is_not_a_demo_before_starting_anything(
+    tmp_path, monkeypatch, capsys
+):
+    from referee import demo_mail
+
+    started = []
+    monkeypatch.setattr(demo_mail, "ensure_packages", lambda **kwargs: started.append(kwargs))
+    (tmp_path / "precious.txt").write_text("keep me")
+    assert main(["demo", "--transport", "imap", "--dir", str(tmp_path)]) == 2
+    assert "not a demo folder" in capsys.readouterr().err
+    assert started == [] and (tmp_path / "precious.txt").exists()

@@ -48,18 +48,38 @@ def test_templates_render_from_an_unpacked_wheel(wheel, tmp_path):
         "ctx = {'player': {'name': 'A'}, 'running': [], 'damaged': None}; "
         "print(r.render_mail('common', 'unaddressed', ctx).subject)"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(tmp_path)},
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "which match" in proc.stdout
+    assert "which match" in run_from(tmp_path, code)
 
 
 def test_strict_undefined_catches_a_missing_variable():
     with pytest.raises(Exception, match="undefined"):
         render_mail("common", "unaddressed", {"player": {"name": "A"}})
+
+
+def test_the_mail_stack_scripts_ship_in_the_wheel_and_are_found_from_it(wheel, tmp_path):
+    """`referee demo --transport imap` runs them from an installed package too."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for script in ("start-mailstack.sh", "install-mailstack.sh"):
+        assert f"referee/mailstack_scripts/{script}" in names
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    code = (
+        "import referee.mailstack as m, sys; "
+        "assert str(m.SCRIPT).startswith(sys.argv[1]) and m.SCRIPT.is_file() and m.INSTALL_SCRIPT.is_file(), "
+        "(m.SCRIPT, m.INSTALL_SCRIPT)"
+    )
+    run_from(tmp_path, code)
+
+
+def run_from(folder, code: str) -> str:
+    """Run ``code`` in a fresh interpreter that imports only what ``folder`` holds (an unpacked
+    wheel); its output. ``sys.argv[1]`` is the folder."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env={"PYTHONPATH": str(folder)},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

@@ -98,7 +98,7 @@ def test_imap_in_with_its_folders_and_password(tmp_path, monkeypatch):
     "text, message",
     [
         ('inbound = "imap"\n', r"needs an \[imap\] table"),
-        (IMAP + 'security = "starttls"\n', "security must be tls or none"),
+        (IMAP + 'security = "ssl"\n', "security must be one of tls, starttls, none"),
         (IMAP + 'processed_folder = "INBOX"\n', "must not be the folder"),
         (IMAP + "max_message_bytes = 10\n", "max_message_bytes"),
         ('inbound = "imap"\n[imap]\nhost = "h"\n', "missing required key 'username'"),
@@ -120,3 +120,82 @@ def test_the_configured_referee_reads_by_imap(tmp_path, monkeypatch):
     cfg = config(tmp_path, 'inbound = "imap"\n[imap]\nhost = "127.0.0.1"\nusername = "u"\nsecurity = "none"\n')
     referee = Referee.configured(Store(f"sqlite:///{tmp_path / 'r.db'}"), cfg)
     assert isinstance(referee.source, ImapSource) and referee.source.settings.port == 143
+
+
+def test_imap_starttls_on_143_tls_on_993(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFEREE_IMAP_PASSWORD", "p")
+    imap = config(tmp_path, IMAP + 'security = "starttls"\n').mail.imap
+    assert (imap.security, imap.port, imap.validate_certs, imap.ca_file) == ("starttls", 143, True, None)
+    assert config(tmp_path, IMAP + 'security = "starttls"\nport = 1143\n').mail.imap.port == 1143
+    assert (config(tmp_path, IMAP).mail.imap.security, config(tmp_path, IMAP).mail.imap.port) == ("tls", 993)
+
+
+def write_ca(path) -> None:
+    """A CA certificate (PEM), made with the openssl command."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        + ["-keyout", str(path.with_suffix(".key")), "-out", str(path), "-days", "2", "-subj", "/CN=private CA"],
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_ca_file_for_imap_and_smtp_relative_to_the_configuration_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFEREE_IMAP_PASSWORD", "p")
+    (tmp_path / "tls").mkdir()
+    write_ca(tmp_path / "tls" / "private-ca.pem")
+    cfg = config(
+        tmp_path,
+        'outbound = "smtp"\n' + IMAP + 'security = "starttls"\nca_file = "tls/private-ca.pem"\n'
+        '[smtp]\nhost = "smtp.example.org"\nsecurity = "tls"\nca_file = "tls/private-ca.pem"\n',
+    )
+    assert cfg.mail.imap.ca_file == tmp_path / "tls" / "private-ca.pem"
+    assert cfg.mail.smtp.ca_file == tmp_path / "tls" / "private-ca.pem"
+    assert (cfg.mail.smtp.security, cfg.mail.smtp.port) == ("tls", 465)
+    absolute = config(tmp_path, IMAP + f'ca_file = "{tmp_path / "tls" / "private-ca.pem"}"\n').mail.imap
+    assert absolute.ca_file == tmp_path / "tls" / "private-ca.pem"
+
+
+@pytest.mark.parametrize("table", ["imap", "smtp"])
+def test_mistakes_with_ca_file_are_named(tmp_path, monkeypatch, table):
+    monkeypatch.setenv("REFEREE_IMAP_PASSWORD", "p")
+    head = IMAP if table == "imap" else 'outbound = "smtp"\n[smtp]\nhost = "h"\n'
+    (tmp_path / "not-a-cert.pem").write_text("hello\n")
+    write_ca(tmp_path / "ca.pem")
+    with pytest.raises(ConfigError, match=rf"\[{table}\]: ca_file .*missing\.pem: no such file"):
+        config(tmp_path, head + 'ca_file = "missing.pem"\n')
+    with pytest.raises(ConfigError, match=rf"\[{table}\]: ca_file .*not-a-cert\.pem: not a file of PEM certificates"):
+        config(tmp_path, head + 'ca_file = "not-a-cert.pem"\n')
+    with pytest.raises(ConfigError, match='ca_file is for TLS, but security = "none"'):
+        config(tmp_path, head + 'security = "none"\nca_file = "ca.pem"\n')
+    with pytest.raises(ConfigError, match="'ca_file' must be a non-empty string"):
+        config(tmp_path, head + "ca_file = 3\n")
+
+
+def test_the_configured_sources_verify_against_the_ca_file(tmp_path, monkeypatch):
+    """The transports build their TLS contexts from the settings: ca_file's CA only, the
+    host name checked; validate_certs = false turns the checks off."""
+    import ssl
+
+    from referee.mail.imap import ImapSource
+    from referee.mail.smtp import SmtpSender
+
+    monkeypatch.setenv("REFEREE_IMAP_PASSWORD", "p")
+    write_ca(tmp_path / "ca.pem")
+    cfg = config(
+        tmp_path,
+        'outbound = "smtp"\n' + IMAP + 'security = "starttls"\nca_file = "ca.pem"\n'
+        '[smtp]\nhost = "h"\nca_file = "ca.pem"\n',
+    )
+    for context in (ImapSource(cfg.mail.imap)._tls_context(), SmtpSender(cfg.mail.smtp)._tls_context()):
+        assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+        assert [ca["subject"] for ca in context.get_ca_certs()] == [((("commonName", "private CA"),),)]
+        assert context.minimum_version >= ssl.TLSVersion.TLSv1_2
+    lax = config(tmp_path, IMAP + "validate_certs = false\n").mail.imap
+    context = ImapSource(lax)._tls_context()
+    assert context.verify_mode == ssl.CERT_NONE and not context.check_hostname

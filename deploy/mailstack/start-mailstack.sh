@@ -1,10 +1,15 @@
 #!/bin/bash
 # start-mailstack.sh DIR  -- start a loopback-only Dovecot (IMAP+LMTP) + Postfix (SMTP) test stack
+#   (plain text and TLS: STARTTLS on the IMAP and SMTP ports, implicit TLS on IMAPS_PORT and
+#   SMTPS_PORT, a certificate for 127.0.0.1/localhost from a throwaway CA: DIR/tls/ca.pem)
 # stop-mailstack.sh  DIR  -- (same file, invoked as stop-mailstack.sh or with "stop" as $2) stop it
+# start-mailstack.sh DIR stop-dovecot  -- stop Dovecot alone (Postfix queues what arrives meanwhile);
+#   START_POSTFIX=0 start-mailstack.sh DIR  starts it again on the same ports
 # Needs (Debian 12): dovecot-imapd dovecot-lmtpd postfix (deploy/mailstack/install-mailstack.sh);
 # must run as root (Postfix master needs root). Every config, log, queue and mailbox lives under DIR;
 # nothing in /etc is read or changed, and mail only goes to @MAIL_DOMAIN (nothing leaves the machine).
-# Env overrides: IMAP_PORT LMTP_PORT SMTP_PORT MAIL_DOMAIN MAIL_USERS MAIL_PASSWORD VMAIL_UID START_POSTFIX
+# Env overrides: IMAP_PORT LMTP_PORT SMTP_PORT IMAPS_PORT SMTPS_PORT MAIL_DOMAIN MAIL_USERS MAIL_PASSWORD
+#   VMAIL_UID START_POSTFIX
 # Exit status of start: 0 up, 1 failed, 2 cannot run here (not root / packages missing).
 set -euo pipefail
 export PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin   # dovecot, postfix live in sbin (not on a user's PATH)
@@ -17,6 +22,9 @@ mkdir -p "$DIR"; DIR=$(cd "$DIR" && pwd)
 IMAP_PORT=${IMAP_PORT:-10143}
 LMTP_PORT=${LMTP_PORT:-10024}
 SMTP_PORT=${SMTP_PORT:-10025}
+IMAPS_PORT=${IMAPS_PORT:-10993}       # IMAP over implicit TLS
+SMTPS_PORT=${SMTPS_PORT:-10465}       # SMTP over implicit TLS (submissions, "wrappermode")
+TLS=$DIR/tls                          # ca.pem (what clients trust), server.pem, server.key
 MAIL_DOMAIN=${MAIL_DOMAIN:-example.test}
 MAIL_USERS=${MAIL_USERS:-"referee alice bob"}
 MAIL_PASSWORD=${MAIL_PASSWORD:-secret}
@@ -53,6 +61,45 @@ wait_port() {  # wait_port PORT NAME  -- until a TCP connect to 127.0.0.1:PORT s
   echo "$2 did not open 127.0.0.1:$1" >&2; return 1
 }
 
+make_tls() {  # a throwaway CA and a server certificate for 127.0.0.1 and localhost, made once per DIR
+  [ -s "$TLS/ca.pem" ] && [ -s "$TLS/server.pem" ] && [ -s "$TLS/server.key" ] && return 0
+  command -v openssl >/dev/null || { echo "missing: openssl (apt-get install openssl)" >&2; return 2; }
+  mkdir -p "$TLS"; chmod 0755 "$TLS"
+  # a config of our own: nothing from /etc/ssl/openssl.cnf decides what the certificates hold
+  cat > "$TLS/openssl.cnf" <<CNF
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = placeholder
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, DNS:localhost
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid, issuer
+CNF
+  local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+  (
+    umask 077   # the private keys: root only (dovecot and postfix read them as root at start)
+    openssl req -config "$TLS/openssl.cnf" -x509 "${ec[@]}" -keyout "$TLS/ca.key" -out "$TLS/ca.pem" \
+      -days 30 -subj "/CN=mailstack throwaway test CA $(date -u +%Y%m%dT%H%M%S)" -extensions ca &&
+    openssl req -config "$TLS/openssl.cnf" -new "${ec[@]}" -keyout "$TLS/server.key" -out "$TLS/server.csr" \
+      -subj "/CN=localhost" &&
+    openssl x509 -req -in "$TLS/server.csr" -CA "$TLS/ca.pem" -CAkey "$TLS/ca.key" \
+      -set_serial "0x$(openssl rand -hex 8)" -days 30 -extfile "$TLS/openssl.cnf" -extensions server \
+      -out "$TLS/server.pem"
+  ) >"$DIR/log/tls.log" 2>&1 || { cat "$DIR/log/tls.log" >&2; return 1; }
+  chmod 0644 "$TLS/ca.pem" "$TLS/server.pem"
+  rm -f "$TLS/server.csr" "$TLS/ca.key"   # nothing more is ever signed with it
+}
+
 INSTANCE=mailstack-$(echo "$DIR" | md5sum | cut -c1-8)   # dovecot's instance_name: its processes' titles
 
 stop_clients() {  # the IMAP sessions dovecot's master leaves running after it exits: a restart
@@ -72,7 +119,12 @@ if [ "$ACTION" = stop ]; then
   stop_all
   exit 0
 fi
-[ "$ACTION" = start ] || { echo "usage: $0 DIR [start|stop]" >&2; exit 2; }
+if [ "$ACTION" = stop-dovecot ]; then  # an IMAP server restart, half one: every IMAP client cut off
+  stop_pidfile dovecot "$DOVECOT_PID"
+  stop_clients
+  exit 0
+fi
+[ "$ACTION" = start ] || { echo "usage: $0 DIR [start|stop|stop-dovecot]" >&2; exit 2; }
 
 [ "$(id -u)" = 0 ] || { echo "must run as root (postfix master; dovecot privilege drop)" >&2; exit 2; }
 missing=""
@@ -91,6 +143,7 @@ T0=$(date +%s.%N)
 trap 'rc=$?; if [ $rc != 0 ]; then echo "start failed (exit $rc); stopping what was started" >&2; stop_all >&2; fi' EXIT
 mkdir -p "$DIR/run" "$DIR/state" "$DIR/mail" "$DIR/log" "$DIR/postfix" "$DIR/postfix-queue" "$DIR/postfix-data"
 chown "$VMAIL_UID:$VMAIL_UID" "$DIR/mail"
+make_tls
 rm -f "$DOVECOT_PID"
 
 : > "$DIR/users"; : > "$DIR/postfix/vmailbox"
@@ -98,6 +151,9 @@ for u in $MAIL_USERS; do
   echo "$u@$MAIL_DOMAIN:{PLAIN}$MAIL_PASSWORD::::::" >> "$DIR/users"
   echo "$u@$MAIL_DOMAIN OK" >> "$DIR/postfix/vmailbox"
 done
+# lost@ Postfix accepts (250 at RCPT) but Dovecot has no such user: its LMTP refuses it later
+# (550 5.1.1), and Postfix sends the sender a delivery report (DSN): a bounce
+echo "lost@$MAIL_DOMAIN OK" >> "$DIR/postfix/vmailbox"
 printf '%s\n' "busy@$MAIL_DOMAIN 450 4.2.1 mailbox busy, try again later" \
   "gone@$MAIL_DOMAIN 550 5.1.1 no such user here" > "$DIR/postfix/recipient_access"
 chgrp dovecot "$DIR/users"; chmod 0640 "$DIR/users"   # auth process runs as user dovecot
@@ -110,7 +166,11 @@ state_dir = $DIR/state
 log_path = $DIR/log/dovecot.log
 protocols = imap lmtp
 listen = 127.0.0.1
-ssl = no
+# TLS: STARTTLS on the imap port, implicit TLS on imaps; plaintext logins stay allowed (tests)
+ssl = yes
+ssl_cert = <$TLS/server.pem
+ssl_key = <$TLS/server.key
+ssl_min_protocol = TLSv1.2
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 mail_uid = $VMAIL_UID
@@ -137,7 +197,9 @@ service imap-login {
     port = $IMAP_PORT
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = $IMAPS_PORT
+    ssl = yes
   }
 }
 service lmtp {
@@ -191,7 +253,13 @@ biff = no
 smtpd_banner = \$myhostname ESMTP mailstack
 smtp_dns_support_level = disabled
 smtpd_peername_lookup = no
-smtpd_tls_security_level = none
+# STARTTLS offered on the smtpd port (may: plain text still accepted), implicit TLS on smtps
+smtpd_tls_security_level = may
+smtpd_tls_cert_file = $TLS/server.pem
+smtpd_tls_key_file = $TLS/server.key
+smtpd_tls_protocols = >=TLSv1.2
+smtpd_tls_mandatory_protocols = >=TLSv1.2
+smtpd_tls_loglevel = 1
 smtp_tls_security_level = none
 message_size_limit = 52428800
 smtpd_client_connection_rate_limit = 0
@@ -203,6 +271,8 @@ maximal_backoff_time = 5s
 EOF
   cat > "$PF/master.cf" <<EOF
 127.0.0.1:$SMTP_PORT inet n - n - - smtpd
+127.0.0.1:$SMTPS_PORT inet n - n - - smtpd -o smtpd_tls_wrappermode=yes -o smtpd_tls_security_level=encrypt
+tlsmgr    unix  - - n 1000? 1 tlsmgr
 pickup    unix  n - n 60 1 pickup
 cleanup   unix  n - n - 0 cleanup
 qmgr      unix  n - n 300 1 qmgr
@@ -232,9 +302,12 @@ EOF
 fi
 
 wait_port "$IMAP_PORT" dovecot-imap
+wait_port "$IMAPS_PORT" dovecot-imaps
 wait_port "$LMTP_PORT" dovecot-lmtp
 [ "$START_POSTFIX" = 1 ] && wait_port "$SMTP_PORT" postfix-smtpd
+[ "$START_POSTFIX" = 1 ] && wait_port "$SMTPS_PORT" postfix-smtps
 T1=$(date +%s.%N)
-echo "mailstack up in $(awk "BEGIN{printf \"%.2f\", $T1-$T0}")s: IMAP 127.0.0.1:$IMAP_PORT" \
-     "LMTP 127.0.0.1:$LMTP_PORT$([ "$START_POSTFIX" = 1 ] && echo " SMTP 127.0.0.1:$SMTP_PORT")" \
+echo "mailstack up in $(awk "BEGIN{printf \"%.2f\", $T1-$T0}")s: IMAP 127.0.0.1:$IMAP_PORT (STARTTLS)" \
+     "IMAPS 127.0.0.1:$IMAPS_PORT LMTP 127.0.0.1:$LMTP_PORT$([ "$START_POSTFIX" = 1 ] &&
+     echo " SMTP 127.0.0.1:$SMTP_PORT (STARTTLS) SMTPS 127.0.0.1:$SMTPS_PORT")" "CA $TLS/ca.pem" \
      "dovecot pid $(cat "$DOVECOT_PID")$([ "$START_POSTFIX" = 1 ] && echo ", postfix pid $(tr -dc 0-9 < "$POSTFIX_PID")")"

@@ -3,17 +3,19 @@
 A mail speaks for a seat only when BOTH hold: it went to that seat's personal reply
 address (``referee+<token>@domain``, the token signed with the server secret) and it
 came from the seat player's registered address, with no DMARC failure recorded by our
-MTA. Everything else is a :class:`Claim` of another kind, which the service answers
+MTA; and, when ``[mail] trusted_authserv_id`` names our receiving server, that server's
+Authentication-Results header shows a pass for the From domain (:mod:`referee.mail.authres`).
+Everything else is a :class:`Claim` of another kind, which the service answers
 (to the registered address only) or ignores, and never obeys.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from referee.mail import guards, tokens
+from referee.mail import authres, guards, tokens
 from referee.mail.parse import Headers
 
 __all__ = ["Claim", "authenticate", "from_is_group", "names_a_group"]
@@ -33,6 +35,8 @@ class Claim:
     found: str = ""
     address: str = ""
     dmarc_failed: bool = False  # spoofed: the From was right, but our MTA recorded a DMARC failure
+    # spoofed: the From was right, but the trusted server's Authentication-Results did not confirm it
+    unconfirmed: bool = False
 
 
 def authenticate(
@@ -42,10 +46,12 @@ def authenticate(
     local: str,
     domain: str,
     find_seat: Callable[[int], Any],
+    trusted_authserv_id: str | Collection[str] | None = None,
 ) -> Claim:
     """Judge *headers*. ``find_seat(seat_id)`` returns the seat or None; it is called once per
     token (at most ``tokens.MAX_TOKENS``), with an id in the range of real seats (no mail
-    can make it query an absurd id)."""
+    can make it query an absurd id). With ``trusted_authserv_id``, a mail from the right
+    address is the seat's only if :func:`referee.mail.authres.sender_confirmed` says so."""
     found = tokens.tokens_from_addresses(headers.to_addrs, local, domain)
     if not found:
         detail = tokens.detail_addresses(headers.to_addrs, local, domain)
@@ -65,6 +71,10 @@ def authenticate(
         if headers.from_count == 1 and headers.from_addr == seat.player.email.lower() and not group:
             if guards.sender_authentication_failed(headers.message):
                 return Claim("spoofed", seat=seat, found=headers.from_header, dmarc_failed=True)
+            if trusted_authserv_id and not authres.sender_confirmed(
+                headers.message, trusted_authserv_id, headers.from_addr.rpartition("@")[2]
+            ):
+                return Claim("spoofed", seat=seat, found=headers.from_header, unconfirmed=True)
             return Claim("seat", seat=seat)
     return Claim("spoofed", seat=genuine[0], found=headers.from_header)
 

@@ -4,6 +4,9 @@ It reads the mail the referee delivered to one address (the per-address outbox
 Maildir) and answers like a real client would: ``Re:`` subject, In-Reply-To and
 References, the typed text on top and the original quoted below with an attribution
 line, delivered into the referee's inbox with a chosen delivery time.
+
+:class:`ImapClient` is the same player on a real mail server: it reads its mailbox by
+IMAP and sends its answers by SMTP (the demo over real mail, the integration tests).
 """
 
 from __future__ import annotations
@@ -11,6 +14,13 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
+import imaplib
+import re
+import smtplib
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -118,3 +128,121 @@ class ScriptedClient:
             body += "".join(f"> {line}\n" if line else ">\n" for line in original.text.splitlines())
         msg.set_content(body)
         return bytes(msg)
+
+
+_UID = re.compile(rb"\bUID (\d+)")
+
+
+class ImapClient(ScriptedClient):
+    """A scripted player on a real mail server: its mailbox read by IMAP, its mail sent by
+    SMTP to the server the referee reads from (Python's own ``imaplib`` and ``smtplib``, not
+    the referee's transports; plain text, for a loopback server).
+
+    The mail a :class:`Received` holds is not a file here: its ``path`` is ``<folder>/<UID>``,
+    a name for the message. Mail is listed in UID order, the order the server stored it in.
+    Every mail sent is kept in :attr:`sent` (Message-ID, raw bytes), e.g. to send it again.
+    """
+
+    def __init__(
+        self,
+        address: str,
+        name: str,
+        *,
+        host: str,
+        imap_port: int,
+        smtp_port: int,
+        password: str,
+        username: str | None = None,
+        timeout: float = 30.0,
+    ):
+        self.address = address
+        self.name = name
+        self.host, self.imap_port, self.smtp_port = host, imap_port, smtp_port
+        self.username = username or address
+        self.password = password
+        self.timeout = timeout
+        self.sent: list[tuple[str, bytes]] = []
+        self._seen: set[str] = set()
+        self._counter = 0
+        self._cache: dict[tuple[str, bytes | None, int], EmailMessage] = {}  # (folder, UIDVALIDITY, UID)
+
+    # ------------------------------------------------------------------ reading
+
+    def all(self, folder: str = "INBOX") -> list[Received]:
+        with self._session(folder) as imap:
+            validity = (imap.response("UIDVALIDITY")[1] or [None])[0]
+            uids = sorted(int(uid) for uid in _ok(imap.uid("SEARCH", "ALL"))[0].split())
+            missing = [uid for uid in uids if (folder, validity, uid) not in self._cache]
+            if missing:
+                for part in _ok(imap.uid("FETCH", ",".join(map(str, missing)), "(UID BODY.PEEK[])")):
+                    if isinstance(part, tuple) and (uid := _UID.search(part[0])):
+                        message = email.message_from_bytes(part[1], policy=email.policy.default)
+                        self._cache[(folder, validity, int(uid.group(1)))] = message  # type: ignore[assignment]
+        return [Received(Path(folder) / str(uid), self._cache[(folder, validity, uid)]) for uid in uids]
+
+    def wait_for(
+        self, message_ids: Iterable[str], *, folders: Iterable[str] = ("INBOX",), timeout: float = 30.0
+    ) -> None:
+        """Wait until every one of ``message_ids`` is in the mailbox (in one of ``folders``; a
+        Message-ID named twice, twice): a server answers an SMTP sender before it has stored
+        the mail. Raises TimeoutError naming what did not come."""
+        wanted = Counter(f"<{message_id.strip().strip('<>')}>" for message_id in message_ids)
+        deadline = time.monotonic() + timeout
+        folders = tuple(folders)
+        while wanted:
+            found: Counter[str] = Counter()
+            for folder in folders:
+                with self._session(folder) as imap:
+                    for message_id in wanted:
+                        criteria = f'HEADER Message-ID "{message_id}"'
+                        found[message_id] += len(_ok(imap.uid("SEARCH", criteria))[0].split())
+            wanted = Counter({m: n for m, n in wanted.items() if found[m] < n})
+            if wanted and time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{sum(wanted.values())} mail(s) for {self.address} did not arrive within {timeout:.0f} s: "
+                    + ", ".join(sorted(wanted)[:3])
+                )
+            if wanted:
+                time.sleep(0.05)  # a poll interval, not a wait for delivery
+
+    @contextmanager
+    def _session(self, folder: str) -> Iterator[imaplib.IMAP4]:
+        imap = imaplib.IMAP4(self.host, self.imap_port, timeout=self.timeout)
+        try:
+            imap.login(self.username, self.password)
+            _ok(imap.select(f'"{folder}"', readonly=True))
+            yield imap
+        finally:
+            try:
+                imap.logout()
+            except (imaplib.IMAP4.error, OSError):
+                pass
+
+    # ------------------------------------------------------------------ writing
+
+    def reply(self, original: Received, text: str, at: datetime, **options: Any) -> str:  # type: ignore[override]
+        """Answer ``original`` with ``text`` typed on top (the options are :meth:`compose_reply`'s),
+        sent by SMTP now (``at`` is its Date); its Message-ID."""
+        return self.send(self.compose_reply(original, text, at, **options))
+
+    def send(self, raw: bytes) -> str:
+        """Submit ``raw`` by SMTP to the addresses in its To and Cc; its Message-ID. Raises
+        ``smtplib.SMTPRecipientsRefused`` if the server refuses any of them."""
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        fields = [str(value) for name in ("To", "Cc") for value in message.get_all(name, [])]
+        recipients = [address for _, address in email.utils.getaddresses(fields)]
+        data = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        with smtplib.SMTP(self.host, self.smtp_port, local_hostname="localhost", timeout=self.timeout) as smtp:
+            refused = smtp.sendmail(self.address, recipients, data)
+        if refused:
+            raise smtplib.SMTPRecipientsRefused(refused)
+        message_id = str(message.get("Message-ID", "")).strip()
+        self.sent.append((message_id, raw))
+        return message_id
+
+
+def _ok(answer: tuple[str, list[Any]]) -> list[Any]:
+    kind, data = answer
+    if kind != "OK":
+        raise imaplib.IMAP4.error(f"IMAP answered {kind}: {data!r}")
+    return data

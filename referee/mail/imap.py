@@ -14,8 +14,15 @@
 * Any failure of the connection (refused, dropped, timed out, a login refused) is a
   :class:`~referee.mail.transport.TransportError`: ingest records an inbox problem and
   tries again at the next tick, on a new connection.
+* TLS (``security``): ``"tls"`` from the first byte (port 993); ``"starttls"``: a plain
+  connection upgraded in place (RFC 3501 STARTTLS, then the TLS handshake on the same
+  socket, then CAPABILITY asked again: nothing the server said in clear counts), refused
+  before any login when the server does not offer STARTTLS; ``"none"``: no TLS. The
+  certificate is verified (against ``ca_file``'s CAs when set, else the system's); one that
+  is not accepted is a TransportError that says so.
 
-The password comes from the configuration or the environment and is never logged.
+The password comes from the configuration or the environment and is never logged, and it
+is sent over a plain connection only with ``security = "none"``.
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from datetime import datetime, timedelta, timezone
 import aioimaplib
 
 from referee.config import ImapSettings
-from referee.mail.transport import TransportError
+from referee.mail.tls import certificate_failure, is_encrypted, settings_context
+from referee.mail.transport import MailGone, TransportError
 
 __all__ = ["ImapItem", "ImapSource", "parse_internaldate"]
 
@@ -130,12 +138,14 @@ class ImapSource:
         fetched = await self._ok(imap.uid("fetch", item.uid, f"({part})"), "FETCH")
         literals = [bytes(line) for line in fetched.lines if isinstance(line, bytearray)]
         if not literals:
-            raise TransportError(f"UID {item.uid} is no longer in {self.settings.folder}")
+            raise MailGone(f"UID {item.uid} is no longer in {self.settings.folder}")
         return literals[0]
 
-    async def read_many(self, items: list[ImapItem]) -> list[bytes]:
+    async def read_many(self, items: list[ImapItem]) -> list[bytes | None]:
         """Several messages in one ``UID FETCH`` (those within ``max_message_bytes``; a larger
-        one is read on its own, only that far), in the order of ``items``."""
+        one is read on its own, only that far), in the order of ``items``; None for a message
+        the answer did not hold (no longer in the folder: another process on this mailbox
+        took it)."""
         imap = await self._session()
         for item in items:
             self._same_folder(item)
@@ -154,12 +164,15 @@ class ImapSource:
                     head = None
                 elif isinstance(line, bytes):
                     head = line
-        raws = []
+        raws: list[bytes | None] = []
         for item in items:
-            if item.size > limit or item.uid not in found:
-                raws.append(await self.read(item))  # large, or not in the answer: on its own (raises if gone)
+            if item.size > limit:  # on its own, only its first max_message_bytes
+                try:
+                    raws.append(await self.read(item))
+                except MailGone:
+                    raws.append(None)
             else:
-                raws.append(found[item.uid])
+                raws.append(found.get(item.uid))
         return raws
 
     async def mark_many(self, items: list[ImapItem]) -> None:
@@ -257,11 +270,10 @@ class ImapSource:
             return self._imap
         self._imap = None
         s = self.settings
+        imap: aioimaplib.IMAP4 | None = None
         try:
+            context = self._tls_context() if s.security in ("tls", "starttls") else None
             if s.security == "tls":
-                context = self.ssl_context or ssl.create_default_context()
-                if not s.validate_certs:
-                    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
                 imap = aioimaplib.IMAP4_SSL(host=s.host, port=s.port, timeout=s.timeout, ssl_context=context)
             else:
                 imap = aioimaplib.IMAP4(host=s.host, port=s.port, timeout=s.timeout)
@@ -269,6 +281,11 @@ class ImapSource:
             imap.protocol.conn_lost_cb = lambda _exc: lost.done() or lost.set_result(None)
             self._lost = lost
             await imap.wait_hello_from_server()
+            if s.security == "starttls":
+                assert context is not None
+                await _starttls(imap, context, s)
+            if s.security != "none" and not is_encrypted(imap.protocol.transport):  # never sent in clear
+                raise TransportError(f"{s.host}:{s.port}: the connection is not encrypted; not logging in")
             login = await imap.login(s.username, s.password or "")
             if login.result != "OK":  # aioimaplib does not raise for a refused login
                 raise TransportError(f"{s.host}:{s.port} refused the login of {s.username}: {_text(login.lines)}")
@@ -284,13 +301,25 @@ class ImapSource:
                 log.info("imap: created the folder %s", s.processed_folder)
             self._can_move = imap.has_capability("MOVE")
         except TransportError:
+            _abandon(imap)
             raise
         except (aioimaplib.Abort, aioimaplib.Error, OSError, asyncio.TimeoutError) as exc:
+            _abandon(imap)
+            failure = certificate_failure(exc, f"{s.host}:{s.port}", s.ca_file)
+            if failure is not None:
+                raise TransportError(failure) from exc
             raise TransportError(f"cannot reach {s.host}:{s.port}: {type(exc).__name__}: {exc}") from exc
         self._imap = imap
         self.connections_opened += 1
         log.debug("imap: connected to %s (%d opened so far)", self.path, self.connections_opened)
         return imap
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """The TLS context (made once: loading the CAs takes a while): the one given, else
+        certificates verified against ``ca_file`` or the system's CAs."""
+        if self.ssl_context is None:
+            self.ssl_context = settings_context(self.settings)
+        return self.ssl_context
 
     async def _ok(self, command, name: str) -> aioimaplib.Response:
         """Await an IMAP command; a failure of any kind drops the connection (the next call
@@ -319,6 +348,42 @@ class ImapSource:
             raise TransportError(
                 f"UIDVALIDITY of {self.settings.folder} changed since UID {item.uid} was listed; listed again next tick"
             )
+
+
+async def _starttls(imap: aioimaplib.IMAP4, context: ssl.SSLContext, settings: ImapSettings) -> None:
+    """Upgrade the plain connection in place (RFC 3501 6.2.1; aioimaplib has no STARTTLS of its
+    own): STARTTLS, the TLS handshake on the same socket (asyncio's ``loop.start_tls`` on
+    aioimaplib's transport, its protocol kept), then CAPABILITY again. Refused, before any
+    login, when the server does not offer STARTTLS. Raises TransportError, or OSError
+    (ssl.SSLCertVerificationError for a certificate not accepted)."""
+    s, protocol = settings, imap.protocol
+    where = f"{s.host}:{s.port}"
+    if imap.get_state() != aioimaplib.NONAUTH:  # PREAUTH: logged in before any TLS
+        raise TransportError(f"{where} greeted in state {imap.get_state()}; STARTTLS is no longer possible")
+    if not imap.has_capability("STARTTLS"):
+        offered = " ".join(sorted(protocol.capabilities)) or "nothing"
+        raise TransportError(
+            f"{where} does not offer STARTTLS (CAPABILITY: {offered}); not logging in over a plain connection: "
+            f'use security = "tls" (port 993) if the server has it'
+        )
+    command = aioimaplib.Command("STARTTLS", protocol.new_tag(), loop=protocol.loop)
+    response = await asyncio.wait_for(protocol.execute(command), s.timeout)
+    if response.result != "OK":
+        raise TransportError(f"{where} refused STARTTLS: {_text(response.lines)}")
+    # whatever else came in clear is not to be believed (an injection before the handshake)
+    protocol.incomplete_line, protocol.capabilities = b"", set()
+    transport = await asyncio.get_running_loop().start_tls(
+        protocol.transport, protocol, context, server_hostname=s.host, ssl_handshake_timeout=s.timeout
+    )
+    protocol.transport = transport  # aioimaplib writes to protocol.transport: now the TLS one
+    await asyncio.wait_for(protocol.capability(), s.timeout)  # what the server says under TLS
+
+
+def _abandon(imap: aioimaplib.IMAP4 | None) -> None:
+    """Close a connection that failed half-way (no LOGOUT: it may not be logged in)."""
+    transport = getattr(imap.protocol, "transport", None) if imap is not None else None
+    if transport is not None and not transport.is_closing():
+        transport.close()
 
 
 def _open(imap: aioimaplib.IMAP4) -> bool:

@@ -37,6 +37,7 @@ SEEN_INFO = ":2,S"
 TMP_MAX_AGE = timedelta(days=1)  # a file left in tmp/ this long is an interrupted delivery
 
 _counter = itertools.count(1)
+_PLAIN_PATH = re.compile(r"[!-;=?-~]{1,320}")  # an envelope sender fit for a Return-Path line (no <, >, spaces)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,12 @@ class MaildirSource:
 class MaildirSender:
     """The outbox's transport on a :class:`MaildirOutbox` (or anything with its ``deliver``
     and ``sync``): a file written is sent; an error of the file system is temporary (a full
-    disk, a folder not writable yet), an address no folder can be made for is permanent."""
+    disk, a folder not writable yet), an address no folder can be made for is permanent.
+
+    Each file starts with a ``Return-Path:`` line naming the mail's envelope sender (its
+    signed bounce address), as a Maildir file delivered by an MTA does: the relay that sends
+    the file on takes its envelope sender from there (``sendmail -f``), so that bounces come
+    back to it."""
 
     concurrency = 1  # local files: one at a time is as fast, and keeps the order
 
@@ -206,9 +212,12 @@ class MaildirSender:
 
     async def send(self, mail: OutboundMail) -> SendResult:
         results: dict[str, tuple[Outcome, str]] = {}
+        data = mail.data
+        if mail.sender and _PLAIN_PATH.fullmatch(mail.sender) and not data.startswith(b"Return-Path:"):
+            data = b"Return-Path: <" + mail.sender.encode("ascii") + b">\r\n" + data
         for recipient in mail.recipients:
             try:
-                self.outbox.deliver(recipient, mail.data, mail.key, durable=False)
+                self.outbox.deliver(recipient, data, mail.key, durable=False)
             except ValueError as exc:  # no usable address in it
                 results[recipient] = ("permanent", f"{type(exc).__name__}: {exc}")
             except OSError as exc:

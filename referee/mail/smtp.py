@@ -7,6 +7,11 @@
   for a recipient, the sender or the data is ``permanent``; a 4xx, a connection that
   cannot be made, drops or times out, or a login the server refuses (a password changed:
   the organizer fixes it and the mail goes out) is ``temporary``.
+* TLS (``security``): ``"tls"`` from the first byte (465), ``"starttls"`` required (587: a
+  server that does not offer it is refused before any login), ``"none"``. The certificate
+  is verified, against ``ca_file``'s CAs when set, else the system's; one that is not
+  accepted is said in words (a TransportError from :meth:`SmtpSender.check`, a temporary
+  failure of the mail).
 * The password comes from the configuration or the environment and is never logged.
 
 Connections belong to the event loop that made them; a send on another loop (each
@@ -28,7 +33,8 @@ from aiosmtplib import (
 )
 
 from referee.config import SmtpSettings
-from referee.mail.transport import OutboundMail, Outcome, SendResult
+from referee.mail.tls import certificate_failure, settings_context
+from referee.mail.transport import OutboundMail, Outcome, SendResult, TransportError
 
 __all__ = ["SmtpSender", "SmtpSettings"]
 
@@ -58,6 +64,9 @@ class SmtpSender:
         except SMTPAuthenticationError as exc:
             log.error("smtp: %s refused the login: %s %s", self._where(), exc.code, exc.message)
             return SendResult.every(mail, "temporary", f"login refused: {exc.code} {exc.message}")
+        except TransportError as exc:  # a certificate not accepted, a ca_file that cannot be used
+            log.error("smtp: %s", exc)
+            return SendResult.every(mail, "temporary", str(exc))
         except (SMTPException, OSError, asyncio.TimeoutError) as exc:
             return SendResult.every(mail, "temporary", f"cannot connect to {self._where()}: {_describe(exc)}")
         try:
@@ -132,9 +141,15 @@ class SmtpSender:
             timeout=s.timeout,
             local_hostname=s.local_hostname,
             validate_certs=s.validate_certs,
-            tls_context=self.tls_context,
+            tls_context=self._tls_context() if s.security != "none" else None,
         )
-        await smtp.connect()
+        try:
+            await smtp.connect()
+        except (SMTPException, OSError) as exc:
+            failure = certificate_failure(exc, self._where(), s.ca_file)
+            if failure is not None:
+                raise TransportError(failure) from exc
+            raise
         try:
             if s.username:
                 await smtp.login(s.username, s.password or "")
@@ -154,6 +169,13 @@ class SmtpSender:
                 smtp.close()
         except (SMTPException, OSError, asyncio.TimeoutError):
             smtp.close()
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """The TLS context (made once: loading the CAs takes a while): the one given, else
+        certificates verified against ``ca_file`` or the system's CAs."""
+        if self.tls_context is None:
+            self.tls_context = settings_context(self.settings)
+        return self.tls_context
 
     def _where(self) -> str:
         return f"{self.settings.host}:{self.settings.port}"

@@ -34,6 +34,9 @@ MAX_LOCAL_PART = 64  # RFC 5321 section 4.5.3.1.1
 # query: SQLite refuses integers past 2**63, PostgreSQL's integer column past 2**31).
 MAX_SEAT_ID = 2**31 - 1
 MAX_TOKENS = 8  # tokens of one mail looked at (one player's seats, or a mail Cc'd to both seats)
+# The detail of the outbox's bounce addresses (``local+bounce-<outbox id>-<signature>@domain``,
+# :mod:`referee.mail.bounces`): never a seat token (a token has no "-"), never a reply address.
+BOUNCE_DETAIL = "bounce-"
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SEAT = re.compile(r"0|[1-9a-z][0-9a-z]{0,12}")
@@ -101,13 +104,16 @@ def token_from_addresses(addrs: Iterable[str], local: str, domain: str) -> str |
 
 def detail_addresses(addrs: Iterable[str], local: str, domain: str) -> list[str]:
     """The ``local+detail@domain`` addresses among *addrs* (lowercased): mail that was meant
-    for a personal reply address, whether or not its token survived the way here."""
+    for a personal reply address, whether or not its token survived the way here. Bounce
+    addresses (``local+bounce-...@domain``) are not among them: they are no reply address,
+    damaged or not (:mod:`referee.mail.bounces` reads them)."""
     prefix = f"{local.strip().lower()}+"
+    bounce = prefix + BOUNCE_DETAIL
     domain = domain.strip().lower()
     found = []
     for addr in addrs:
         local_part, at, addr_domain = addr.strip().strip("<>").strip().lower().rpartition("@")
-        if at and addr_domain == domain and local_part.startswith(prefix):
+        if at and addr_domain == domain and local_part.startswith(prefix) and not local_part.startswith(bounce):
             found.append(f"{local_part}@{addr_domain}")
     return found
 

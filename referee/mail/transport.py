@@ -96,6 +96,11 @@ class TransportError(Exception):
     """The transport cannot be reached or answered out of turn (nothing was lost)."""
 
 
+class MailGone(TransportError):
+    """The mail listed is no longer at the source: another process on the same mailbox took
+    it (stored it and moved it), or someone removed it. Nothing to do."""
+
+
 class InboundItem(Protocol):
     """A mail waiting at the source."""
 
@@ -114,7 +119,8 @@ class MailSource(Protocol):
     async def pending(self) -> list[Any]:
         """The items waiting, oldest first (each an :class:`InboundItem`)."""
 
-    async def read(self, item: Any) -> bytes: ...
+    async def read(self, item: Any) -> bytes:
+        """The raw mail; raises :class:`MailGone` when it is no longer there."""
 
     async def mark_processed(self, item: Any) -> None:
         """Called only once the mail is committed; idempotent."""

@@ -129,24 +129,47 @@ class Notices:
         rows.add(  # a plain row, written with the batch (referee.store.rows)
             session,
             OUTBOX,
-            {
-                "dedupe_key": dedupe,
-                "message_id": message_id,
-                "kind": kind,
-                "match_id": match.id if match else None,
-                "step_key": match.step_key if match else None,
-                "step_title": context["step"]["title"] if context["step"] else None,
-                "to_addr": player.email,
-                "inbound_id": inbound_id,
-                "message": data,
-                "status": "pending",
-                "attempts": 0,
-                "next_attempt_at": at,
-                "created_at": at,
-                "last_error": None,
-                "sent_at": None,
-            },
+            _outbox_row(
+                dedupe,
+                message_id,
+                kind,
+                player.email,
+                data,
+                at,
+                match_id=match.id if match else None,
+                step_key=match.step_key if match else None,
+                step_title=context["step"]["title"] if context["step"] else None,
+                inbound_id=inbound_id,
+            ),
         )
+
+    def mail_organizer(self, session: Session, kind: str, *, dedupe: str, at: datetime, extra: dict[str, Any]) -> bool:
+        """Render ``templates/mail/common/<kind>.txt`` with *extra* and put it in the outbox for
+        the organizer (``[mail] organizer``), once per *dedupe* key: a key already there (from
+        this transaction, or another process's) writes nothing. False when no organizer is
+        configured or the mail was there already."""
+        organizer = self.config.mail.organizer
+        if not organizer:
+            return False
+        rendered = render_mail("common", kind, extra)
+        domain = self.config.mail.domain
+        message_id = make_message_id(dedupe, domain)
+        data = compose(
+            from_addr=self.config.mail.address,
+            from_name=self.config.mail.name,
+            to_addr=organizer,
+            to_name="",
+            reply_to=None,
+            subject=rendered.subject,
+            text=rendered.text,
+            message_id=message_id,
+            date=at,
+            auto_submitted="auto-generated",
+            loop_value=self.loop_value,
+        )
+        values = _outbox_row(dedupe, message_id, kind, organizer, data, at)
+        # Written now, not with the batch: the key is unique, and a second writer must find it.
+        return rows.insert_once(session, OUTBOX, values, "dedupe_key")
 
     def context(self, match: Match | None, player: Player) -> dict[str, Any]:
         ctx: dict[str, Any] = {
@@ -187,3 +210,36 @@ class Notices:
 
 def person(player: Player) -> dict[str, str]:
     return {"id": player.key, "name": player.name, "email": player.email, "timezone": player.timezone}
+
+
+def _outbox_row(
+    dedupe: str,
+    message_id: str,
+    kind: str,
+    to_addr: str,
+    message: bytes,
+    at: datetime,
+    *,
+    match_id: int | None = None,
+    step_key: str | None = None,
+    step_title: str | None = None,
+    inbound_id: int | None = None,
+) -> dict[str, Any]:
+    """An outbox row as a plain dict: a mail to send from ``at`` on."""
+    return {
+        "dedupe_key": dedupe,
+        "message_id": message_id,
+        "kind": kind,
+        "match_id": match_id,
+        "step_key": step_key,
+        "step_title": step_title,
+        "to_addr": to_addr,
+        "inbound_id": inbound_id,
+        "message": message,
+        "status": "pending",
+        "attempts": 0,
+        "next_attempt_at": at,
+        "created_at": at,
+        "last_error": None,
+        "sent_at": None,
+    }

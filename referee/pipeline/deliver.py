@@ -10,7 +10,17 @@ one transaction records what became of each:
   transport): tried again after a growing delay (``RETRY_DELAYS``), up to the configured
   number of attempts, then given up (status ``failed``);
 * a **permanent** failure (a 5xx reply): recorded as ``failed`` at once, with the
-  server's answer, and never sent again.
+  server's answer, and never sent again; it is a hard bounce of its recipient too
+  (:meth:`referee.pipeline.bounce_book.BounceBook.refused`, in the same transaction).
+
+Each mail leaves with the envelope sender of its own row, its signed bounce address
+(:func:`referee.mail.bounces.bounce_address`), so that a bounce that comes back later names it.
+
+With a DKIM key configured (``[dkim]``), each mail is signed as it is handed to the transport
+(:class:`referee.mail.dkim.DkimSigner`, in a worker thread: RSA in Python is CPU work), at
+every attempt, on a copy: the outbox row keeps the message as it was composed. A mail that
+cannot be signed (a bug) is a temporary failure, like a transport's bug: it is not sent
+unsigned.
 
 A batch is claimed before it is sent (:meth:`Delivery._due`), so several processes on one
 database, or two flushes at once, send each mail once. The database work runs in a worker
@@ -21,8 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, select, update
 
@@ -31,6 +42,10 @@ from referee.pipeline import BATCH
 from referee.store.db import Store
 from referee.store.models import Outbox
 from referee.timefmt import iso
+
+if TYPE_CHECKING:
+    from referee.mail.dkim import DkimSigner
+    from referee.pipeline.bounce_book import BounceBook
 
 __all__ = ["Delivery", "RETRY_DELAYS"]
 
@@ -49,11 +64,27 @@ _MARK_SENT = (
 
 
 class Delivery:
-    def __init__(self, store: Store, sender: MailSender, max_attempts: int, envelope_sender: str):
+    def __init__(
+        self,
+        store: Store,
+        sender: MailSender,
+        max_attempts: int,
+        envelope_sender: str,
+        *,
+        bounce_address: Callable[[int], str] | None = None,
+        bounces: BounceBook | None = None,
+        signer: DkimSigner | None = None,
+    ):
+        """``envelope_sender``: every mail's, unless ``bounce_address`` gives each row's own
+        (from its outbox id); ``bounces`` records the transport's permanent refusals;
+        ``signer`` DKIM-signs every mail as it is sent."""
         self.store = store
         self.sender = sender
         self.max_attempts = max_attempts
         self.envelope_sender = envelope_sender
+        self.bounce_address = bounce_address
+        self.bounces = bounces
+        self.signer = signer
 
     async def flush(self, now: datetime) -> tuple[int, int]:
         """Deliver due outbox mail; returns (sent, failed attempts)."""
@@ -64,8 +95,8 @@ class Delivery:
                 return sent, errors
             results = await self._send_all(rows)
             await self.sender.sync()  # the batch is durable at the transport before it is marked sent
-            done, failed = self._outcomes(rows, results, now)
-            await asyncio.to_thread(self._record, done, failed)
+            done, failed, refused = self._outcomes(rows, results, now)
+            await asyncio.to_thread(self._record, done, failed, refused, now)
             sent += len(done)
             errors += len(failed)
 
@@ -79,7 +110,7 @@ class Delivery:
         holds the write lock from its start."""
         with self.store.unit_of_work() as session:
             query = (
-                select(Outbox.id, Outbox.to_addr, Outbox.message, Outbox.dedupe_key, Outbox.attempts)
+                select(Outbox.id, Outbox.to_addr, Outbox.message, Outbox.dedupe_key, Outbox.attempts, Outbox.match_id)
                 .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
                 .order_by(Outbox.id)
                 .limit(BATCH)
@@ -96,7 +127,7 @@ class Delivery:
             return rows
 
     async def _send_all(self, rows: list[Any]) -> list[SendResult]:
-        mails = [OutboundMail(row.dedupe_key, self.envelope_sender, (row.to_addr,), row.message) for row in rows]
+        mails = [OutboundMail(row.dedupe_key, self._envelope(row.id), (row.to_addr,), row.message) for row in rows]
         limit = max(1, self.sender.concurrency)
         if limit == 1:  # one at a time, in order (no tasks to make)
             return [await self._send(mail) for mail in mails]
@@ -108,7 +139,17 @@ class Delivery:
 
         return list(await asyncio.gather(*(gated(mail) for mail in mails)))
 
+    def _envelope(self, outbox_id: int) -> str:
+        """The envelope sender of a row: its bounce address, else the configured one."""
+        return self.envelope_sender if self.bounce_address is None else self.bounce_address(outbox_id)
+
     async def _send(self, mail: OutboundMail) -> SendResult:
+        if self.signer is not None:
+            try:
+                mail = await asyncio.to_thread(self.signer.sign_mail, mail)
+            except Exception as exc:  # a bug: the mail is not sent unsigned, but tried again
+                log.exception("outbox: DKIM signing failed on %s", mail.key)
+                return SendResult.every(mail, "temporary", f"DKIM signing failed: {type(exc).__name__}: {exc}")
         try:
             return await self.sender.send(mail)
         except Exception as exc:  # a transport's bug: nothing is lost, the mail is tried again
@@ -117,24 +158,43 @@ class Delivery:
 
     def _outcomes(
         self, rows: list[Any], results: list[SendResult], now: datetime
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
         done: list[dict[str, Any]] = []
         failed: list[dict[str, Any]] = []
+        refused: list[dict[str, Any]] = []  # the permanent failures: bounces of their recipients
         for row, result in zip(rows, results, strict=True):
             attempts = row.attempts + 1
             if result.outcome == "sent":
                 done.append({"b_id": row.id, "b_attempts": attempts, "b_at": now})
             else:
                 failed.append(self._failed(row, attempts, result, now))
-        return done, failed
+                if result.outcome == "permanent":
+                    reply = result.recipients.get(row.to_addr, ("permanent", ""))[1]
+                    refused.append(
+                        {
+                            "outbox_id": row.id,
+                            "to_addr": row.to_addr,
+                            "match_id": row.match_id,
+                            "detail": reply or result.detail,
+                        }
+                    )
+        return done, failed, refused
 
-    def _record(self, done: list[dict[str, Any]], failed: list[dict[str, Any]]) -> None:
+    def _record(
+        self,
+        done: list[dict[str, Any]],
+        failed: list[dict[str, Any]],
+        refused: list[dict[str, Any]] | None = None,
+        now: datetime | None = None,
+    ) -> None:
         with self.store.unit_of_work() as session:
             connection = session.connection()
             if done:
                 connection.execute(_MARK_SENT, done)
             for values in failed:
                 connection.execute(update(_TABLE).where(_TABLE.c.id == values.pop("id")).values(**values))
+            if refused and self.bounces is not None and now is not None:
+                self.bounces.refused(session, refused, now)
 
     def _failed(self, row: Any, attempts: int, result: SendResult, now: datetime) -> dict[str, Any]:
         """What a failed attempt changes in the row: the error, and the next attempt or the end."""

@@ -2,10 +2,16 @@
 
 The order of the checks is the order of trust:
 
+0. bounces (:mod:`referee.pipeline.bounce_book`): a mail to one of the outbox's signed bounce
+   addresses, or a delivery report, is recorded as a bounce (``ignored``, rule ``bounce``);
+   a mail to a bounce address is never answered, whatever it is;
 1. the RFC 3834 / loop guards, on the headers (never answered: ``ignored`` by the rule);
 2. authentication, on the headers (:mod:`referee.mail.auth`): only a mail to a seat's
    signed reply address from its registered player is obeyed; other claims get a true
-   answer to the registered address, strangers get nothing;
+   answer to the registered address, strangers get nothing; with ``[mail]
+   trusted_authserv_id``, a seat's mail also needs a pass of the trusted server;
+2b. the per-sender rate limit (:class:`SenderLimiter`): past ``mails_per_sender_hour`` a mail
+   is ignored (rule ``rate-limited``) unread and unanswered, and touches no match;
 3. only then is the body read, a bounded prefix of it (:func:`referee.mail.parse.parse_body`),
    and its readings tried in order until one holds moves.
 
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from bisect import bisect_right, insort
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -34,6 +41,7 @@ from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
 from referee.match.book import MATCH_CONTEXT
+from referee.pipeline.bounce_book import BounceBook
 from referee.pipeline.ingest import TOO_LARGE
 from referee.pipeline.report import TickReport
 from referee.store import rows as plain_rows
@@ -54,6 +62,8 @@ QUOTE_LINES = 40  # an error reply quotes at most this many lines of what was re
 QUOTE_WIDTH = 200  # ...each cut to this many characters
 REPEAT_WINDOW = timedelta(days=7)  # the same text again within this time gets no second error
 NOTICE_KINDS = ("error", "spoof", "unaddressed")  # replies that are not receipts: limited per address
+RATE_WINDOW = timedelta(hours=1)  # mails_per_sender_hour counts the mails of this long before each one
+RATE_LIMITED = "rate-limited"  # the rule of a mail past its sender's limit
 
 
 def body_digest(raw: bytes) -> str:
@@ -122,6 +132,69 @@ class ReplyLimiter:
         return None
 
 
+class SenderLimiter:
+    """Mails judged per sender: at most ``per_hour`` within the hour before each one's arrival;
+    beyond it, a mail is ignored (rule ``rate-limited``) before its body is read, and never
+    answered. This bounds the work one sender can cause, whatever it sends.
+
+    Counted are the mails judged: past the RFC 3834 guards and not limited themselves (in the
+    database, the decided rows with a ``body_digest``), those of this batch and those decided
+    before. So duplicates, automated and looping mail (our own mail too), bounces and mail
+    that was itself limited are not counted. A sender's mails that speak for a seat (to its
+    reply address, from its player's registered address, authenticated) are counted apart
+    from its other mails (rows with a match and a player), so mail forged in a player's name
+    to an address that does not carry the player's token cannot use up the allowance of the
+    player's own moves. Mail without a From address is not limited: it is never obeyed, and
+    the notices it may cause pass the :class:`ReplyLimiter`."""
+
+    def __init__(self, per_hour: int):
+        self.per_hour = per_hour
+        self._seen: dict[tuple[str, bool], list[datetime]] = {}  # (sender, seat mail?) -> arrivals, sorted
+        self._logged: set[tuple[str, bool]] = set()  # limited senders already logged in this batch
+
+    def load(self, session: Session, rows: list[_Mail]) -> SenderLimiter:
+        """The decided mails of the batch's senders that may count against its mails (one query
+        per 500 senders, on the index of sender and body digest)."""
+        senders = sorted({row.sender for row in rows if row.sender})
+        if not senders:
+            return self
+        start = min(row.received_at for row in rows) - RATE_WINDOW
+        end = max(row.received_at for row in rows)
+        for at in range(0, len(senders), 500):
+            found = session.execute(
+                select(Inbound.sender, Inbound.received_at, Inbound.match_id, Inbound.player_id).where(
+                    Inbound.sender.in_(senders[at : at + 500]),
+                    Inbound.body_digest.is_not(None),
+                    Inbound.received_at > start,
+                    Inbound.received_at <= end,
+                )
+            )
+            for sender, received_at, match_id, player_id in found:
+                key = (sender, match_id is not None and player_id is not None)
+                self._seen.setdefault(key, []).append(received_at)
+        for arrivals in self._seen.values():
+            arrivals.sort()
+        return self
+
+    def admit(self, sender: str | None, seat: bool, at: datetime) -> bool:
+        """Is the mail from *sender* that arrived *at* within the limit? If so it is counted."""
+        if not sender:
+            return True
+        arrivals = self._seen.setdefault((sender, seat), [])
+        if bisect_right(arrivals, at) - bisect_right(arrivals, at - RATE_WINDOW) >= self.per_hour:
+            return False
+        insort(arrivals, at)
+        return True
+
+    def first_refusal(self, sender: str, seat: bool) -> bool:
+        """True the first time in this batch that *sender*'s mail is limited (logged once)."""
+        key = (sender, seat)
+        if key in self._logged:
+            return False
+        self._logged.add(key)
+        return True
+
+
 @dataclass
 class Decision:
     status: str  # accepted | rejected | ignored
@@ -178,6 +251,7 @@ class _Batch:
     # our Message-ID -> (outbox id, match id, step key, step title) of the mail it is
     answered: dict[str, tuple[int, int | None, str, str | None]] = field(default_factory=dict)
     matches: list[Match] = field(default_factory=list)  # held so the session keeps them
+    senders: SenderLimiter | None = None  # mails per sender and hour (None: not limited)
 
 
 class Judge:
@@ -188,6 +262,7 @@ class Judge:
         self.notices = notices
         self.clock = clock
         self.own_addresses = (self.config.mail.address,)
+        self.bounces = BounceBook(config, notices)
 
     # ------------------------------------------------------------------ batches
 
@@ -218,6 +293,7 @@ class Judge:
                     rows = rows[: cut or 1]
                     heads = [parse_headers(row.raw) for row in rows]
                     context = self._load(session, heads)
+                    context.senders = SenderLimiter(self.config.mails_per_sender_hour).load(session, rows)
                     limiter = ReplyLimiter(self.config.replies_per_hour, self.config.quiet_minutes)
                     for row, head in zip(rows, heads, strict=True):
                         failing = row.id
@@ -309,21 +385,56 @@ class Judge:
     def _judge(
         self, session: Session, row: _Mail, head: Headers, now: datetime, batch: _Batch, limiter: ReplyLimiter
     ) -> Decision:
+        bounced = self.bounces.judge(session, row, head, now)  # before the guards, which would ignore it
         why = guards.automated_reason(head.message, self.own_addresses, self.notices.loop_value)
+        if bounced is not None:  # recorded, or to a bounce address: never answered
+            row.match_id, row.player_id = bounced.match_id, bounced.player_id
+            return Decision("ignored", bounced.rule or why or "bounce-address", bounced.note)
         if why:
             return Decision("ignored", why, f"{why}: automated or looping mail, never answered")
         row.sender = bounded(head.from_addr, 320) or None
-        row.body_digest = body_digest(row.raw)
         claim = authenticate(
             head,
             secret=self.config.secret,
             local=self.config.mail.local,
             domain=self.config.mail.domain,
             find_seat=lambda seat_id: session.get(Seat, seat_id),
+            trusted_authserv_id=self.config.mail.trusted_authserv_id,
         )
+        # before any byte of the body is read, and before anything of a match is touched
+        if batch.senders is not None and not batch.senders.admit(row.sender, claim.kind == "seat", row.received_at):
+            return self._rate_limited(row, claim, batch.senders)
+        row.body_digest = body_digest(row.raw)
         if claim.kind != "seat":
             return self._unauthenticated(session, row, head, claim, now, limiter)
         return _SeatMail(self, session, row, head, claim.seat, now, batch, limiter).judge()
+
+    def _rate_limited(self, row: _Mail, claim: Claim, senders: SenderLimiter) -> Decision:
+        """Past ``mails_per_sender_hour``: ignored unread, never answered (an answer to a flood is
+        more mail, and the From may be forged), nothing of a match touched."""
+        limit = self.config.mails_per_sender_hour
+        seat = claim.kind == "seat"
+        if seat:
+            row.match_id, row.player_id = claim.seat.match_id, claim.seat.player_id
+        assert row.sender is not None  # admit() never limits mail without a sender
+        row.rule = RATE_LIMITED  # also over a rule ingest gave it (too-large): this is what decided
+        if senders.first_refusal(row.sender, seat):
+            log.warning(
+                "inbound %s: more than %d mails from %s%s within an hour; ignored unread, not answered "
+                "(and the next ones from this sender in this batch, logged at DEBUG)",
+                row.id,
+                limit,
+                row.sender,
+                " for their seat" if seat else "",
+            )
+        else:
+            log.debug("inbound %s from %s: rate-limited", row.id, row.sender)
+        return Decision(
+            "ignored",
+            RATE_LIMITED,
+            f"rate-limited: more than {limit} mails from {row.sender} within the hour before this one; "
+            "not read, not answered",
+        )
 
     def _unauthenticated(
         self, session: Session, row: _Mail, head: Headers, claim: Claim, now: datetime, limiter: ReplyLimiter
@@ -333,20 +444,20 @@ class Judge:
             seat = claim.seat
             row.match_id = seat.match_id
             found = claim.found
-            log.warning(
-                "inbound %s: %s for %s in %s; ignored",
-                row.id,
-                "DMARC failure recorded"
-                if claim.dmarc_failed
-                else f"From {found or '(none)'} is not the registered address",
-                seat.player.key,
-                seat.match.key,
-            )
-            note = (
-                f"sender {found or '(none)'} is not the seat's registered address"
-                if not claim.dmarc_failed
-                else "the receiving server recorded a DMARC failure for the sender"
-            )
+            if claim.dmarc_failed:
+                what, note = "DMARC failure recorded", "the receiving server recorded a DMARC failure for the sender"
+            elif claim.unconfirmed:
+                trusted = self.config.mail.trusted_authserv_id
+                server = trusted if isinstance(trusted, str) else " or ".join(trusted or ())
+                what = f"From {head.from_addr} not confirmed by {server}"
+                note = (
+                    f"the trusted receiving server ({server}) did not confirm the sender: "
+                    "no DMARC, DKIM or SPF pass for the From domain in its Authentication-Results"
+                )
+            else:
+                what = f"From {found or '(none)'} is not the registered address"
+                note = f"sender {found or '(none)'} is not the seat's registered address"
+            log.warning("inbound %s: %s for %s in %s; ignored", row.id, what, seat.player.key, seat.match.key)
             self._notice(
                 session,
                 row,
@@ -359,10 +470,11 @@ class Judge:
                     "sender": found if head.from_count and not from_is_group(head) else "",
                     "from_line": found,
                     "dmarc_failed": claim.dmarc_failed,
+                    "unconfirmed": claim.unconfirmed,
                     "received": row.received_at,
                 },
             )
-            return Decision("rejected", "spoofed", note)
+            return Decision("rejected", "sender-unconfirmed" if claim.unconfirmed else "spoofed", note)
         players = []
         if head.from_addr and head.from_count == 1:
             players = session.scalars(select(Player).where(Player.email == head.from_addr)).all()

@@ -10,6 +10,8 @@ inbound               every mail that reached us, committed before its file is m
 inbox_problems        inbox files that could not be read or moved (shown by ``referee status``)
 outbox                every mail we owe somebody, written in the same transaction as the
                       change that caused it, then delivered with retries
+bounces               what became of outbox mail that did not arrive: delivery reports and
+                      bounces read from inbound mail, and the transport's permanent refusals
 ledger                movements of each currency between accounts (players, "LGT", "SEASON",
                       a match's "pot" ...): double entry, one currency per row; a player's
                       season balance is the sum over the season's chips ("chips") only
@@ -23,6 +25,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Index,
@@ -210,13 +213,37 @@ class Outbox(Base):
     to_addr: Mapped[str] = mapped_column(String(320))
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True, index=True)  # answers
     message: Mapped[bytes] = mapped_column(LargeBinary)
-    # pending -> sent | failed
+    # pending -> sent | failed; sent -> bounced (a hard bounce came back for it)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class Bounce(Base):
+    """One recipient's failure (or delay) for one outbox mail: from a delivery report or a
+    bounce that came back (``inbound_id``), or from the transport's permanent refusal.
+    ``verified``: it names its outbox row by a signed bounce address (or our own transport
+    said it), so it counts for the unreachable rule; a report to the plain address is kept,
+    and counts for nothing (anyone can write one)."""
+
+    __tablename__ = "bounces"
+    __table_args__ = (Index("ix_bounces_address_received", "address", "received_at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"), nullable=True, index=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True, index=True)
+    address: Mapped[str] = mapped_column(String(320))  # the recipient that failed, lowercased
+    # failed | delayed | delivered | relayed | expanded, as the report says ("" when it says none)
+    action: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str | None] = mapped_column(String(16), nullable=True)  # enhanced status code, e.g. 5.1.1
+    diagnostic: Mapped[str | None] = mapped_column(Text, nullable=True)  # bounded (referee.mail.bounces)
+    source: Mapped[str] = mapped_column(String(16))  # dsn | plain (a bounce that is no report) | refused
+    hard: Mapped[bool] = mapped_column(Boolean)  # a permanent failure: failed, no 4.x.x status
+    verified: Mapped[bool] = mapped_column(Boolean)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)  # the bounce's arrival (or the refusal)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True, index=True)
 
 
 class LedgerEntry(Base):

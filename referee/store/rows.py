@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, bindparam, event, insert
+from sqlalchemy import Table, bindparam, event, insert, select
 from sqlalchemy.orm import Mapper, Session, sessionmaker
 from sqlalchemy.orm.attributes import instance_state, set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
-__all__ = ["add", "flush", "install", "write_versioned"]
+__all__ = ["add", "flush", "insert_once", "install", "write_versioned"]
 
 _KEY = "referee.rows"  # session.info key of the rows waiting: {table: [row, ...]}
 
@@ -44,6 +44,26 @@ def write(session: Session) -> None:
     connection = session.connection()
     for table, rows in waiting.items():
         connection.execute(insert(table), rows)
+
+
+def insert_once(session: Session, table: Table, row: dict[str, Any], unique: str) -> bool:
+    """Insert ``row`` now unless a row with its ``unique`` column's value is there already
+    (committed, or written earlier in this transaction; another process's insert of the same
+    value meanwhile is no error either). True if this call inserted it."""
+    connection = session.connection()
+    dialect = connection.dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as dialect_insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as dialect_insert
+        statement = dialect_insert(table).values(row).on_conflict_do_nothing(index_elements=[unique])
+        return connection.execute(statement).rowcount == 1
+    column = table.c[unique]
+    if connection.execute(select(column).where(column == row[unique]).limit(1)).first() is not None:
+        return False
+    connection.execute(insert(table), [row])
+    return True
 
 
 def write_versioned(session: Session) -> None:

@@ -2344,8 +2344,9 @@ def round0(k: Corpus) -> None:
                 params="; report-type=delivery-status",
             ),
         ),
-        "delivery-report",
-        "Postfix DSN (multipart/report; also null Return-Path, Auto-Submitted, MAILER-DAEMON)",
+        "bounce",
+        "Postfix DSN (multipart/report; also null Return-Path, Auto-Submitted, MAILER-DAEMON):"
+        " recorded as an unverified bounce (to the plain address)",
     )
     c = k.ctx("thunderbird-mdn.eml")
     k.ign(
@@ -2882,8 +2883,8 @@ def round1(k: Corpus) -> None:
                 params="; report-type=delivery-status",
             ),
         ),
-        "delivery-report",
-        "Exchange NDR (multipart/report from MicrosoftExchange...)",
+        "bounce",
+        "Exchange NDR (multipart/report from MicrosoftExchange...): recorded as an unverified bounce",
     )
     c = k.ctx("gmail-dsn.eml")
     k.ign(
@@ -2915,8 +2916,8 @@ def round1(k: Corpus) -> None:
                 params="; report-type=delivery-status",
             ),
         ),
-        "delivery-report",
-        "Gmail DSN (multipart/report from mailer-daemon@googlemail.com)",
+        "bounce",
+        "Gmail DSN (multipart/report from mailer-daemon@googlemail.com): recorded as an unverified bounce",
     )
     c = k.ctx("outlook-mdn-read-receipt.eml")
     k.ign(

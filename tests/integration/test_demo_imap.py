@@ -1,0 +1,80 @@
+"""`referee demo --transport imap`: the demo over real mail, on a loopback stack of its own
+(started and removed by the demo; the session's `mailstack` fixture only says whether a
+stack can run here: root and the packages, else the tests skip)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from referee.demo import DUELS, run_demo
+
+from .conftest import MailStack
+
+
+def _summary(text: str) -> list[str]:
+    """The rounds and the standings, as the demo prints them."""
+    return [line for line in text.splitlines() if line.startswith("  ") or re.match(r"^[A-Z][^:]*:$", line)]
+
+
+def _stack_dir(text: str) -> Path:
+    return Path(re.search(r"in (/tmp/mailstack-\S+), for this demo only", text).group(1))
+
+
+def _gone(stack_dir: Path) -> bool:
+    """The directory removed, and no Dovecot process of that stack left (by its instance name)."""
+    instance = "mailstack-" + hashlib.md5(f"{stack_dir}\n".encode()).hexdigest()[:8]
+    running = subprocess.run(["pgrep", "-f", f"^dovecot-{instance}/"], capture_output=True, check=False)
+    return not stack_dir.exists() and running.returncode == 1
+
+
+def test_the_demo_over_real_mail_plays_the_match_it_plays_on_maildirs(
+    mailstack: MailStack, tmp_path, monkeypatch, capsys
+) -> None:
+    on_disk, by_mail = io.StringIO(), io.StringIO()
+    assert run_demo(tmp_path / "maildir", seed=7, out=on_disk) == 0
+    assert run_demo(tmp_path / "imap", seed=7, transport="imap", out=by_mail) == 0
+    text = by_mail.getvalue()
+    assert _summary(text) == _summary(on_disk.getvalue())
+    assert "Round 10 of 10:" in text and "-> Black" in text and "rejected by mail: Problem:" in text
+    assert "bob missed the deadline" in text
+    assert re.search(r"^\d+ mails from the referee went out by SMTP", text, re.MULTILINE)
+    assert re.search(r"^22 replies from the players were read by IMAP", text, re.MULTILINE)
+    assert _gone(_stack_dir(text))  # stopped and removed at the end
+    copies = tmp_path / "imap" / "mail"
+    assert len(list((copies / "bob@example.test" / "new").iterdir())) >= 11 + 10 + 1  # prompts, receipts, error
+    assert sum(1 for p in (copies / "referee@example.test" / ".Processed").rglob("*") if p.is_file()) == 22
+    monkeypatch.chdir(tmp_path / "imap")
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    assert "demo-1" in (status := capsys.readouterr().out) and "finished" in status
+
+
+@pytest.mark.parametrize("game", DUELS)
+def test_a_duel_over_real_mail(mailstack: MailStack, tmp_path, capsys, game) -> None:
+    assert main(["demo", "--transport", "imap", "--game", game, "--dir", str(tmp_path / "duel"), "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "RAISE 999: refused by mail (Problem: RAISE 999 is too much" in out
+    assert "no answer from bob by the deadline: the default applies" in out
+    assert "Final standings:" in out and " 0 chips" in out and " 50 chips" in out
+    assert out.count("refused by mail") == 1
+    assert _gone(_stack_dir(out))
+
+
+def test_the_stack_is_removed_when_the_demo_fails(mailstack: MailStack, tmp_path, monkeypatch) -> None:
+    import referee.demo
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug in the middle of the match")
+
+    monkeypatch.setattr(referee.demo, "round_summary", broken)
+    out = io.StringIO()
+    with pytest.raises(RuntimeError, match="a bug"):
+        run_demo(tmp_path / "d", seed=7, transport="imap", out=out)
+    assert _gone(_stack_dir(out.getvalue()))
