@@ -26,12 +26,12 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, insert, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from referee.pipeline import BATCH
 from referee.mail.identity import bounded, content_digest
 from referee.mail.parse import parse_headers
-from referee.mail.transport import MailSource, TransportError
+from referee.mail.transport import MailGone, MailSource, TransportError
 from referee.store.db import Store
 from referee.store.models import InboxProblem, Inbound
 
@@ -97,7 +97,10 @@ class Ingest:
             except (OSError, TransportError) as exc:
                 log.warning("ingest: reading %d mails at once failed (%s); one by one", len(items), _os_error(exc))
             else:
-                return [self._mail(item, raw) for item, raw in zip(items, raws, strict=True)]
+                gone = [item.key for item, raw in zip(items, raws, strict=True) if raw is None]
+                if gone:
+                    log.info("ingest: %d mail(s) no longer at the source (taken by another process?)", len(gone))
+                return [self._mail(item, raw) for item, raw in zip(items, raws, strict=True) if raw is not None]
         return [await self._read(item, report, now) for item in items]
 
     async def _mark_all(self, mails: list[_Mail], report: IngestReport, now: datetime) -> None:
@@ -116,9 +119,19 @@ class Ingest:
 
     def _store_or_each(self, mails: list[_Mail], report: IngestReport, now: datetime) -> list[tuple[_Mail, bool]]:
         """The batch in one transaction; refused, its mails one by one (a refusal costs
-        only its own mail, recorded as a problem and retried next tick)."""
+        only its own mail, recorded as a problem and retried next tick).
+
+        Another process on the same mailbox may store some of the same mails at the same
+        moment (their content is unique): the batch is then refused, and stored once more,
+        finding those already stored (and only marking them processed)."""
         try:
             return self._store(mails, now)
+        except IntegrityError:
+            log.info("ingest: some of %d mails were stored meanwhile by another process; storing again", len(mails))
+            try:
+                return self._store(mails, now)
+            except SQLAlchemyError:
+                log.exception("ingest: a batch of %d mails was refused; storing them one by one", len(mails))
         except SQLAlchemyError:
             log.exception("ingest: a batch of %d mails was refused; storing them one by one", len(mails))
         stored: list[tuple[_Mail, bool]] = []
@@ -133,6 +146,9 @@ class Ingest:
     async def _read(self, item: Any, report: IngestReport, now: datetime) -> _Mail | None:
         try:
             raw = await self.source.read(item)
+        except MailGone as exc:
+            log.info("ingest: %s is no longer at the source (%s); nothing to do", item.key, exc)
+            return None
         except (OSError, TransportError) as exc:
             log.warning("ingest: cannot read %s (%s); skipped, tried again next tick", item.key, _os_error(exc))
             await asyncio.to_thread(self._problem, report, item.key, f"cannot read the mail: {_os_error(exc)}", now)

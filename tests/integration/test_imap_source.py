@@ -7,6 +7,7 @@ little before now, and every wait is for a condition with a generous timeout."""
 from __future__ import annotations
 
 import asyncio
+import email
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select
@@ -114,7 +115,10 @@ async def test_a_round_played_by_real_mail(mailstack: MailStack, tmp_path) -> No
         world.referee.inbox = source = source_for(mailstack)
         world.referee.outbox = sender = sender_for(mailstack)
         await world.referee.atick(datetime.now(timezone.utc))
-        prompt = await _wait_for_mail(alice, lambda m: "Winning colour" in m.text, mailstack)
+        # this match's mail only (its Message-IDs carry its id): other tests write to alice too
+        prompt = await _wait_for_mail(
+            alice, lambda m: "Winning colour" in m.text and "real-round" in m.message_id, mailstack
+        )
         raw = alice.compose_reply(
             prompt, "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0", datetime.now(timezone.utc)
         )
@@ -123,7 +127,10 @@ async def test_a_round_played_by_real_mail(mailstack: MailStack, tmp_path) -> No
         await wait_until_waiting(source, 1, mailstack)
         report = await world.referee.atick(datetime.now(timezone.utc) + timedelta(seconds=1))
         assert report.accepted == 1, report
-        receipt = await _wait_for_mail(alice, lambda m: "Received:" in m.subject, mailstack)
+        sent_id = email.message_from_bytes(raw)["Message-ID"].strip()
+        receipt = await _wait_for_mail(
+            alice, lambda m: "Received:" in m.subject and str(m.message["In-Reply-To"]).strip() == sent_id, mailstack
+        )
         assert "Gold" in receipt.text and "accepted" in receipt.text
         await source.close()
         await sender.close()
