@@ -73,9 +73,24 @@ class ServiceRunner:
         )
         self._lock = asyncio.Lock()
         self._stopped = asyncio.Event()
+        self._cycles: set[asyncio.Future[TickReport | None]] = set()  # cycles under way
 
     async def cycle(self, reason: str) -> TickReport | None:
-        """Run one whole cycle in a worker thread; never lets an error kill the service."""
+        """Run one whole cycle; never lets an error kill the service. A cycle once begun ends:
+        a stop cancels the job that awaits it (the scheduler's shutdown does), not the cycle,
+        which the stop then waits for before letting go of the connections."""
+        work = asyncio.ensure_future(self._cycle(reason))
+        self._cycles.add(work)
+        work.add_done_callback(self._cycles.discard)
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            if not self._stopped.is_set():
+                raise
+            log.info("stopping: the cycle (%s) under way is finished first", reason)
+            return None
+
+    async def _cycle(self, reason: str) -> TickReport | None:
         async with self._lock:
             # Work `grace` behind the clock: a mail the MTA stamped just before a deadline but
             # has not finished moving into new/ is still seen before that deadline closes.
@@ -121,7 +136,9 @@ class ServiceRunner:
         await self._stopped.wait()
         watcher.cancel()
         self.scheduler.shutdown(wait=False)
-        async with self._lock:  # let a running cycle finish its transaction
+        if self._cycles:  # a cycle under way finishes its work (its mail, its transactions)
+            await asyncio.gather(*self._cycles, return_exceptions=True)
+        async with self._lock:
             await self.referee.close_transports()  # log out of IMAP, QUIT SMTP
         log.info("referee stopped")
 

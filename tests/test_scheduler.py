@@ -128,3 +128,36 @@ async def test_a_mail_still_being_delivered_at_the_deadline_counts(tmp_path):
     world.tick(deadline)  # close the step now rather than in 5 minutes: the roulette counts
     assert match_state(world).state["history"][0]["prepared"]["alice"] is True
     world.store.dispose()
+
+
+async def test_a_stop_lets_the_cycle_under_way_finish_and_logs_no_error(tmp_path, caplog):
+    """SIGTERM in the middle of a cycle: the scheduler's shutdown cancels the job, not the
+    cycle; the stop waits for it, then closes the connections."""
+    world = World(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    began, release = asyncio.Event(), asyncio.Event()
+    finished: list[bool] = []
+    real_atick = world.referee.atick
+
+    async def slow_atick(now):
+        began.set()
+        await release.wait()  # the cycle is under way when the stop comes
+        report = await real_atick(now)
+        finished.append(True)
+        return report
+
+    world.referee.atick = slow_atick
+    runner = ServiceRunner(world.referee, poll_seconds=3600, grace_seconds=0)
+    task = asyncio.create_task(runner.run())
+    try:
+        await asyncio.wait_for(began.wait(), WAIT_SECONDS)
+        runner.stop()
+        await asyncio.sleep(0.2)  # the shutdown has cancelled the job by now
+        assert not task.done(), "the stop did not wait for the cycle"
+        release.set()
+        await asyncio.wait_for(task, WAIT_SECONDS)
+    finally:
+        release.set()
+        runner.stop()
+    assert finished == [True]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
+    world.store.dispose()

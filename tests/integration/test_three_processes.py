@@ -331,3 +331,94 @@ def test_three_processes_apply_every_mail_once_and_end_as_one_does(
     finally:
         many.close()
         one.close()
+
+
+def test_three_referee_run_processes_close_every_deadline_once(own_mailstack: StackControl, pg_admin, tmp_path):
+    """The long-running service itself, three times over, on the real clock: two matches of
+    3-second phases nobody plays (every step closes by its deadline, with the inactivity
+    rules), each deadline closed once and each mail sent once; a stop ends each cleanly.
+    Lateness on a slow machine only makes a deadline close later, never twice."""
+    stack = own_mailstack.stack
+    assert stack is not None
+    name, url = _fresh_pg_database(pg_admin)
+    processes: list[subprocess.Popen] = []
+    store = Store(url)
+    try:
+        store.migrate()
+        config = tmp_path / "referee.toml"
+        config.write_text(
+            f'database = "{url}"\nsecret = "three-processes-secret-0123456789"\n'
+            f'[mail]\naddress = "{stack.address("referee")}"\ninbound = "imap"\noutbound = "smtp"\n'
+            f'[imap]\nhost = "{stack.host}"\nport = {stack.imap_port}\nsecurity = "none"\n'
+            f'username = "{stack.address("referee")}"\npassword = "{stack.password}"\n'
+            f'[smtp]\nhost = "{stack.host}"\nport = {stack.smtp_port}\nsecurity = "none"\n'
+            "[service]\npoll_seconds = 2\narrival_grace_seconds = 1\n"
+        )
+        now = datetime.now(timezone.utc).replace(microsecond=0)
+        season = {
+            "season": {"id": "run", "name": "Run", "starting_chips": 200},
+            "players": [{"id": f"r{i}", "name": f"R{i}", "email": f"alice+r{i}@{stack.domain}"} for i in range(4)],
+            "matches": [
+                {
+                    "id": f"run{n}",
+                    "game": "stationary-roulette",
+                    "players": [f"r{2 * n}", f"r{2 * n + 1}"],
+                    "start": (now + timedelta(seconds=5)).isoformat(),
+                    "seed": n,
+                    "phase_length": "3s",
+                    "reminders": [],
+                }
+                for n in range(2)
+            ],
+        }
+        load_season(store, parse_season(season, "run season"), now)
+        logs = [tmp_path / f"run{i}.log" for i in range(3)]
+        for log in logs:
+            with open(log, "w") as out:
+                command = [str(REFEREE), "--config", str(config), "run"]
+                processes.append(subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path))
+        deadline = time.monotonic() + PROCESS_TIMEOUT
+        while True:
+            with store.unit_of_work() as session:
+                open_matches = session.scalar(select(func.count()).select_from(Match).where(Match.status != "finished"))
+                unsent = session.scalar(select(func.count()).select_from(Outbox).where(Outbox.status != "sent"))
+            if open_matches == 0 and unsent == 0:
+                break
+            assert time.monotonic() < deadline, "the season did not end in time"
+            time.sleep(0.5)  # a poll interval, not a wait for the service
+        for process in processes:
+            process.terminate()
+        for process, log in zip(processes, logs, strict=True):
+            assert process.wait(PROCESS_TIMEOUT) == 0, log.read_text()
+            text = log.read_text()
+            assert "ERROR" not in text and "Traceback" not in text, text
+        with store.unit_of_work() as session:
+            closes = session.execute(
+                select(Event.match_id, Event.step_key, func.count())
+                .where(Event.kind == "timeout")
+                .group_by(Event.match_id, Event.step_key)
+            ).all()
+            sent = set(session.scalars(select(Outbox.message_id)))
+        assert len(closes) == 22 and all(count == 1 for *_, count in closes)
+        # every mail sent once: each Message-ID once in the players' mailbox
+        box = imaplib.IMAP4(stack.host, stack.imap_port, timeout=60)
+        box.login(stack.address("alice"), stack.password)
+        box.select("INBOX")
+        wait_until = time.monotonic() + DELIVERY_TIMEOUT
+        while True:
+            box.noop()
+            _, data = box.uid("fetch", "1:*", "(BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])")
+            found = [
+                _bare(email.message_from_bytes(part[1])["Message-ID"] or "") for part in data if isinstance(part, tuple)
+            ]
+            if len(found) >= len(sent) or time.monotonic() > wait_until:
+                break
+            time.sleep(0.1)  # a poll interval, not a wait for delivery
+        box.logout()
+        assert sorted(found) == sorted(sent)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+        store.dispose()
+        _drop_pg_database(pg_admin, name)
