@@ -436,7 +436,9 @@ def check_folder(folder: Path) -> bool:
 def prepare_folder(folder: Path) -> Path:
     folder = folder.resolve()
     if check_folder(folder):
-        for name in ("referee.db", "referee.db-wal", "referee.db-shm", "season.toml", "referee.toml"):
+        database = ("referee.db", "referee.db-wal", "referee.db-shm", "referee.db.decide.lock")
+        written = (*database, "season.toml", "referee.toml")
+        for name in written:
             (folder / name).unlink(missing_ok=True)
         shutil.rmtree(folder / "mail", ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
