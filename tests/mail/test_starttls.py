@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import pytest
@@ -18,27 +18,23 @@ PASSWORD = "app-password-never-in-clear"
 
 
 @asynccontextmanager
-async def fake_imap(capabilities: str, starttls_answer: str = "NO not today") -> AsyncIterator[tuple[int, list[str]]]:
-    """An IMAP server that greets, answers CAPABILITY with ``capabilities`` and STARTTLS with
-    ``starttls_answer`` (never a handshake), and OK to anything else; every line it read."""
+async def fake_server(
+    greeting: bytes, answer: Callable[[str], tuple[bytes, bool]]
+) -> AsyncIterator[tuple[int, list[str]]]:
+    """A line server on the loopback: ``greeting`` first, then ``answer(line)`` (the reply,
+    and whether the session ends) for every line it reads; its port and every line it read."""
     heard: list[str] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"* OK fake IMAP ready\r\n")
+        writer.write(greeting)
         while line := await reader.readline():
             text = line.decode().rstrip("\r\n")
             heard.append(text)
-            tag, _, command = text.partition(" ")
-            if command.upper() == "CAPABILITY":
-                writer.write(f"* CAPABILITY {capabilities}\r\n{tag} OK done\r\n".encode())
-            elif command.upper() == "STARTTLS":
-                writer.write(f"{tag} {starttls_answer}\r\n".encode())
-            elif command.upper() == "LOGOUT":
-                writer.write(f"* BYE\r\n{tag} OK bye\r\n".encode())
-                break
-            else:
-                writer.write(f"{tag} OK fine\r\n".encode())
+            reply, done = answer(text)
+            writer.write(reply)
             await writer.drain()
+            if done:
+                break
         writer.close()
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
@@ -47,6 +43,23 @@ async def fake_imap(capabilities: str, starttls_answer: str = "NO not today") ->
     finally:
         server.close()
         await server.wait_closed()
+
+
+def fake_imap(capabilities: str, starttls_answer: str = "NO not today"):
+    """An IMAP server that greets, answers CAPABILITY with ``capabilities`` and STARTTLS with
+    ``starttls_answer`` (never a handshake), and OK to anything else."""
+
+    def answer(text: str) -> tuple[bytes, bool]:
+        tag, _, command = text.partition(" ")
+        if command.upper() == "CAPABILITY":
+            return f"* CAPABILITY {capabilities}\r\n{tag} OK done\r\n".encode(), False
+        if command.upper() == "STARTTLS":
+            return f"{tag} {starttls_answer}\r\n".encode(), False
+        if command.upper() == "LOGOUT":
+            return f"* BYE\r\n{tag} OK bye\r\n".encode(), True
+        return f"{tag} OK fine\r\n".encode(), False
+
+    return fake_server(b"* OK fake IMAP ready\r\n", answer)
 
 
 def source(port: int) -> ImapSource:
@@ -76,33 +89,18 @@ async def test_imap_starttls_offered_but_refused_is_not_a_login_in_clear() -> No
     assert not any(PASSWORD in line or "LOGIN" in line.upper() for line in heard), heard
 
 
-@asynccontextmanager
-async def fake_smtp() -> AsyncIterator[tuple[int, list[str]]]:
+def fake_smtp():
     """An SMTP server that offers AUTH but not STARTTLS."""
-    heard: list[str] = []
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"220 fake ESMTP\r\n")
-        while line := await reader.readline():
-            text = line.decode().rstrip("\r\n")
-            heard.append(text)
-            verb = text.split(" ")[0].upper()
-            if verb == "EHLO":
-                writer.write(b"250-fake\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n")
-            elif verb == "QUIT":
-                writer.write(b"221 bye\r\n")
-                break
-            else:
-                writer.write(b"250 ok\r\n")
-            await writer.drain()
-        writer.close()
+    def answer(text: str) -> tuple[bytes, bool]:
+        verb = text.split(" ")[0].upper()
+        if verb == "EHLO":
+            return b"250-fake\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n", False
+        if verb == "QUIT":
+            return b"221 bye\r\n", True
+        return b"250 ok\r\n", False
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    try:
-        yield server.sockets[0].getsockname()[1], heard
-    finally:
-        server.close()
-        await server.wait_closed()
+    return fake_server(b"220 fake ESMTP\r\n", answer)
 
 
 async def test_smtp_starttls_not_offered_is_refused_before_the_login() -> None:
