@@ -18,7 +18,6 @@ one process's, and a lock of that process is enough.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,8 +30,6 @@ from sqlalchemy.engine import make_url
 from referee.store.db import Store
 
 __all__ = ["LOCK_IDS", "exclusive"]
-
-log = logging.getLogger("referee")
 
 # PostgreSQL advisory lock keys (64-bit), one per job: "referee" + the job's number
 LOCK_IDS = {"decide": 0x7265_6665_7265_6501}
