@@ -327,7 +327,7 @@ def submit_all(world, round_no: int = 0) -> int:
     1-10): parsed and applied by the game engine, recorded by ``MatchBook.record_moves`` as
     the judge records an accepted mail (its move events, then the state)."""
     game = GAMES[GAME]
-    book = MatchBook()
+    book = MatchBook(world.config.secret)
     at = START + round_no * ROUND + timedelta(hours=3)
     submitted = 0
     last = 0

@@ -155,6 +155,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--send-to", metavar="ADDRESS", help="also send a test mail to this address (the organizer's)")
     p.set_defaults(func="cmd_check_mail")
 
+    p = sub.add_parser("archive", help="the archive of results: build or serve the site, export mbox, verify")
+    archive_sub = _Sub(
+        p.add_subparsers(dest="archive_command", required=True, metavar="ACTION", parser_class=Parser), common
+    )
+    pa = archive_sub.add_parser("build", help="write the static site (only the pages that changed)")
+    pa.add_argument("outdir", nargs="?", type=Path, help="the site's folder (default: [archive] dir)")
+    pa.add_argument("--full", action="store_true", help="render every page, ignoring what the last build wrote")
+    pa.set_defaults(func="cmd_archive_build")
+    pa = archive_sub.add_parser("serve", help="serve a built site on this machine for a look")
+    pa.add_argument("outdir", nargs="?", type=Path, help="the site's folder (default: [archive] dir)")
+    pa.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    pa.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    pa.set_defaults(func="cmd_archive_serve")
+    pa = archive_sub.add_parser("mbox", help="every mail the referee sent (or the public results) as an mbox")
+    pa.add_argument("target", nargs="+", metavar="[MATCH] FILE", help="a match id (optional), then the mbox file")
+    pa.add_argument("--season", help="only the mails of this season's matches")
+    pa.add_argument(
+        "--public", action="store_true", help="only the public result mails: one per closed round, no private view"
+    )
+    pa.set_defaults(func="cmd_archive_mbox")
+    pa = archive_sub.add_parser("verify", help="recompute the hash chains from the database (and a built site)")
+    pa.add_argument("match", nargs="?", help="one match id (default: every match)")
+    pa.add_argument("--site", type=Path, help="also check the chains this built site publishes")
+    pa.set_defaults(func="cmd_archive_verify")
+
+    p = sub.add_parser("replay", help="rebuild a match from its seed and events; is it what is stored?")
+    p.add_argument("match", help="the match id")
+    p.set_defaults(func="cmd_replay")
+
     p = sub.add_parser("demo", help="play a whole match by mail between two scripted players")
     p.add_argument(
         "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"

@@ -271,6 +271,89 @@ def cmd_demo(args: argparse.Namespace) -> int:
     )
 
 
+def _archive_dir(args: argparse.Namespace, config: ServiceConfig) -> Path:
+    if args.outdir is not None:
+        return args.outdir
+    if config.archive is None:
+        raise ConfigError("give the site's folder, or set [archive] dir in the service config")
+    return config.archive.dir
+
+
+def cmd_archive_build(args: argparse.Namespace) -> int:
+    from referee.archive.site import build
+
+    config, store = open_store(args)
+    outdir = _archive_dir(args, config)
+    report = build(store, outdir, now=datetime.now(timezone.utc), full=args.full)
+    print(f"archive {outdir}: {report.summary()}")
+    print(f"open {(outdir / 'index.html').resolve()} or run `referee archive serve {outdir}`")
+    return 0
+
+
+def cmd_archive_serve(args: argparse.Namespace) -> int:
+    from referee.archive.serve import serve
+
+    config = load_service_config(find_config(args.config)) if args.outdir is None else None
+    outdir = args.outdir if config is None else _archive_dir(args, config)
+    if not (outdir / "index.html").is_file():
+        raise ConfigError(f"{outdir} holds no built site: run `referee archive build {outdir}` first")
+    print(f"serving {outdir} at http://{args.host}:{args.port}/ (Ctrl-C stops)")
+    serve(outdir, host=args.host, port=args.port)
+    return 0
+
+
+def cmd_archive_mbox(args: argparse.Namespace) -> int:
+    from referee.archive.mbox import export
+
+    if len(args.target) > 2:
+        raise ConfigError("archive mbox takes at most a match id and a file")
+    *match, path = args.target
+    config, store = open_store(args)
+    try:
+        count = export(
+            store,
+            Path(path),
+            match_key=match[0] if match else None,
+            season_key=args.season,
+            public_only=args.public,
+            from_addr=config.mail.address,
+            from_name=config.mail.name,
+        )
+    except LookupError as exc:
+        raise ConfigError(str(exc)) from None
+    print(f"wrote {count} mail(s) to {path}")
+    return 0
+
+
+def cmd_archive_verify(args: argparse.Namespace) -> int:
+    from referee.archive.verify import verify_database, verify_site
+
+    _config, store = open_store(args)
+    try:
+        checks = verify_database(store, args.match)
+        if args.site is not None:
+            checks += [c for c in verify_site(store, args.site) if args.match in (None, c.match)]
+    except LookupError as exc:
+        raise ConfigError(str(exc)) from None
+    for check in checks:
+        print(check)
+    broken = [c for c in checks if not c.ok]
+    print(f"{len(checks) - len(broken)} chain(s) hold, {len(broken)} broken")
+    return 1 if broken else 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from referee.archive.verify import replay_match
+
+    _config, store = open_store(args)
+    try:
+        check = replay_match(store, args.match)
+    except LookupError as exc:
+        raise ConfigError(str(exc)) from None
+    print(check)
+    return 0 if check.ok else 1
+
+
 # ---------------------------------------------------------------------------- helpers
 
 

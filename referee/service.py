@@ -82,7 +82,7 @@ class Referee:
         self.config = config
         self.inbox = inbox
         self.outbox = outbox
-        self.book = MatchBook()
+        self.book = MatchBook(config.secret)
         self.notices = Notices(config)
         self.clock = Clock(store, self.book, self.notices)
         self.judge = Judge(store, config, self.book, self.notices, self.clock)

@@ -18,8 +18,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session, joinedload, selectinload
 
+from referee.archive import chain
 from referee.games import GAMES
 from referee.games.base import SEASON_CHIPS, Game, GameError, State
+from referee.match import seals
 from referee.store import rows
 from referee.store.balances import Balances
 from referee.store.models import Event, LedgerEntry, Match, Seat
@@ -50,7 +52,11 @@ def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
 
 
 class MatchBook:
-    """Match changes inside a caller's unit of work (the caller commits)."""
+    """Match changes inside a caller's unit of work (the caller commits). ``secret`` (the
+    server's) keys the nonces of moves (:func:`referee.archive.chain.move_nonce`)."""
+
+    def __init__(self, secret: bytes):
+        self.secret = secret
 
     # ------------------------------------------------------------------ the season ledger
 
@@ -137,11 +143,27 @@ class MatchBook:
         at: datetime,
         *,
         inbound_id: int | None = None,
-    ) -> None:
-        """A mail's moves (accepted, or a penalised one) and the state they led to."""
+    ) -> list[dict[str, Any]]:
+        """A mail's moves (accepted, or a penalised one) and the state they led to. Returns the
+        seals of the accepted moves of a simultaneous step (:mod:`referee.match.seals`), for
+        the receipt; the step's close reveals them."""
+        game = GAMES[match.game]
+        step = game.step(match.state)
+        sealing = step is not None and step.simultaneous
+        made: list[dict[str, Any]] = []
         for payload in logged:
-            self.log_event(session, match, "move", player, payload, at, inbound_id=inbound_id)
-        self.save_state(session, match, GAMES[match.game], state, at)
+            # every move's event carries a nonce, so its digest in the public chain says nothing
+            nonce = chain.move_nonce(self.secret, match.key, match.last_event_seq + 1)
+            self.log_event(session, match, "move", player, {**payload, "nonce": nonce}, at, inbound_id=inbound_id)
+            if sealing and payload.get("accepted"):
+                made.append(seals.seal(match.key, step.key, player, payload["move"], nonce, match.last_event_seq))
+        if made:
+            current = match.seals or {}
+            opened = dict(current.get("open") or {})
+            opened[player] = [*opened.get(player, []), *made]
+            match.seals = {**current, "open": opened}  # a new value: the JSON column sees the change
+        self.save_state(session, match, game, state, at)
+        return made
 
     def save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         """Store the new state, copy its new movements into the ledger (each under its
@@ -165,12 +187,23 @@ class MatchBook:
         step = game.step(state)
         if step is None:
             if match.status != "finished":
+                self._reveal_seals(match)
                 self._finish(session, match, game, state, at)
             return
         if step.key != match.step_key:
+            self._reveal_seals(match)
             match.step_key, match.step_kind, match.step_opened_at = step.key, step.kind, at
             match.deadline = at + timedelta(seconds=match.timing["steps"][step.kind])
             match.remind_at = next_reminder(match, after=at)
+
+    @staticmethod
+    def _reveal_seals(match: Match) -> None:
+        """The open step is closing: its seals become the ones its closing mails reveal (the
+        previous step's are no longer news)."""
+        opened = (match.seals or {}).get("open") or {}
+        if opened or match.seals:
+            revealed = {"step": match.step_key, "players": opened} if opened else None
+            match.seals = {"open": {}, "revealed": revealed}
 
     def _finish(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         result = game.result(state)
@@ -231,20 +264,20 @@ class MatchBook:
         inbound_id: int | None = None,
     ) -> None:
         match.last_event_seq = seq = match.last_event_seq + 1
-        rows.add(  # a plain row, written with the batch (referee.store.rows)
-            session,
-            EVENTS,
-            {
-                "match_id": match.id,
-                "seq": seq,
-                "kind": kind,
-                "player": player,
-                "payload": payload,
-                "at": at,
-                "step_key": step_key or match.step_key,
-                "inbound_id": inbound_id,
-            },
-        )
+        row = {
+            "match_id": match.id,
+            "seq": seq,
+            "kind": kind,
+            "player": player,
+            "payload": payload,
+            "at": at,
+            "step_key": step_key or match.step_key,
+            "inbound_id": inbound_id,
+        }
+        # each event is chained to the one before (referee.archive.chain)
+        row["digest"], row["hash"] = chain.stamp(match.last_event_hash or chain.GENESIS, match.key, row)
+        match.last_event_hash = row["hash"]
+        rows.add(session, EVENTS, row)  # a plain row, written with the batch (referee.store.rows)
 
 
 def next_reminder(match: Match, *, after: datetime) -> datetime | None:

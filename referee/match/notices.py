@@ -183,6 +183,8 @@ class Notices:
             "deadline": None,
             "result": None,
             "reply_to": None,
+            "sealed": [],  # a receipt's seals of the moves it accepted (referee.match.seals)
+            "revealed": None,  # the seals of the player's moves in the step that closed last
         }
         if match is None:
             return ctx
@@ -203,9 +205,18 @@ class Notices:
                 "deadline": local_time(match.deadline, player.timezone) if step and match.deadline else None,
                 "result": match.result if match.status == "finished" else None,
                 "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
+                "revealed": _revealed(match, player.key),
             }
         )
         return ctx
+
+
+def _revealed(match: Match, player: str) -> dict[str, Any] | None:
+    """The player's seals of the step that closed last: {"step": key, "seals": [...]}."""
+    revealed = (match.seals or {}).get("revealed")
+    if not revealed or not revealed["players"].get(player):
+        return None
+    return {"step": revealed["step"], "seals": revealed["players"][player]}
 
 
 def person(player: Player) -> dict[str, str]:

@@ -611,7 +611,7 @@ class _SeatMail:
                 return self.reject(
                     applied.reason or "That move is not allowed now.", penalised=applied.changed, body=body
                 )
-        self._record(logged, state)
+        sealed = self._record(logged, state)
         self.notices.mail_player(
             session,
             "receipt",
@@ -621,7 +621,7 @@ class _SeatMail:
             reply_to_mail=self.head,
             at=self.now,
             inbound_id=self.row.id,
-            extra={"ignored": _quote(parsed.ignored), "truncated": body.truncated},
+            extra={"ignored": _quote(parsed.ignored), "truncated": body.truncated, "sealed": sealed},
         )
         if match.step_key != step_before:
             # the others hear of the new step; the mover's receipt above says what happens now
@@ -689,8 +689,9 @@ class _SeatMail:
         except ParseError:
             return []
 
-    def _record(self, logged: list[dict[str, Any]], state: State) -> None:
-        self.judge_.book.record_moves(
+    def _record(self, logged: list[dict[str, Any]], state: State) -> list[dict[str, Any]]:
+        """Record the mail's moves; returns the seals of those a simultaneous step keeps secret."""
+        return self.judge_.book.record_moves(
             self.session, self.match, self.player.key, logged, state, self.row.received_at, inbound_id=self.row.id
         )
 

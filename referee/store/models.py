@@ -5,7 +5,8 @@ Tables
 seasons, players      what the organizer loaded from a season TOML file
 matches, seats        one row per match (with a snapshot of its state) and per player in it
 events                the append-only log of accepted moves and closed deadlines; with the
-                      match seed it rebuilds any match (``referee.service.replay``)
+                      match seed it rebuilds any match (``referee.match.book.replay``); each
+                      event carries the hash of the one before (``referee.archive.chain``)
 inbound               every mail that reached us, committed before its file is marked processed
 inbox_problems        inbox files that could not be read or moved (shown by ``referee status``)
 outbox                every mail we owe somebody, written in the same transaction as the
@@ -38,6 +39,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from referee.archive.chain import GENESIS
 
 
 class UTCDateTime(TypeDecorator):
@@ -120,6 +123,12 @@ class Match(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     # seq of the match's last event (saves a MAX() query per event; events are unique by seq)
     last_event_seq: Mapped[int] = mapped_column(Integer, default=0)
+    # hash of the match's last event (the head of its hash chain, referee.archive.chain)
+    last_event_hash: Mapped[str] = mapped_column(String(64), default=GENESIS, server_default=GENESIS)
+    # commitments to the sealed moves of the open step, told to their movers in receipts, and
+    # those of the step that closed last, revealed in its mails: {"open": {player: [seal]},
+    # "revealed": {"step": key, "players": {player: [seal]}}} (referee.match.seals)
+    seals: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
@@ -153,6 +162,10 @@ class Event(Base):
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     at: Mapped[datetime] = mapped_column(UTCDateTime)  # effective time (arrival or deadline)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True)
+    # the hash chain (referee.archive.chain): SHA-256 of the event's canonical body, and of
+    # the previous event's hash followed by that digest
+    digest: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
 
 
 class Inbound(Base):

@@ -55,4 +55,6 @@ def mail_context(
         "reply_to": reply_to,
         "ignored": {"lines": list(ignored or []), "more": 0},
         "truncated": False,
+        "sealed": [],  # a receipt's seals (referee.match.seals); the service's tests check them
+        "revealed": None,
     }

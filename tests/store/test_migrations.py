@@ -61,3 +61,31 @@ def test_upgrade_keeps_stored_mail_and_turns_old_re_deliveries_into_duplicates(t
         assert got[1].dedupe_key == content_digest(mail) and got[2].dedupe_key is None
         assert got[2].duplicate_of == got[1].id and got[2].status == "quarantined"
     store.dispose()
+
+
+def test_upgrade_to_the_event_chain_chains_the_events_already_stored(tmp_path, db_url):
+    """0004 -> 0005 on data: events written before the chain existed get the digests and
+    hashes the referee writes now, and each match keeps its head."""
+    from alembic import command
+    from sqlalchemy import select
+
+    from referee.archive.verify import verify_database
+    from referee.store.db import alembic_config
+    from referee.store.models import Event, Match
+    from tests.archive.test_trust import events_of, play_rounds
+    from tests.service.harness import World
+
+    world = World(tmp_path, db_url)
+    play_rounds(world, 2)
+    written = [(ev.seq, ev.digest, ev.hash) for ev in events_of(world)]
+    world.store.dispose()
+    command.downgrade(alembic_config(db_url), "0004")
+    store = Store(db_url)
+    assert not store.is_current()
+    store.migrate()
+    assert [(ev.seq, ev.digest, ev.hash) for ev in events_of(world)] == written
+    with store.unit_of_work() as session:
+        head = session.scalar(select(Match.last_event_hash).where(Match.key == "m1"))
+        assert head == session.scalar(select(Event.hash).order_by(Event.seq.desc()).limit(1))
+    assert all(check.ok for check in verify_database(store))
+    store.dispose()
