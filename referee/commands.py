@@ -284,7 +284,8 @@ def cmd_archive_build(args: argparse.Namespace) -> int:
 
     config, store = open_store(args)
     outdir = _archive_dir(args, config)
-    report = build(store, outdir, now=datetime.now(timezone.utc), full=args.full)
+    base_url = config.archive.base_url if config.archive is not None else None
+    report = build(store, outdir, now=datetime.now(timezone.utc), full=args.full, base_url=base_url)
     print(f"archive {outdir}: {report.summary()}")
     print(f"open {(outdir / 'index.html').resolve()} or run `referee archive serve {outdir}`")
     return 0

@@ -165,6 +165,15 @@ class DkimSettings:
     headers: tuple[str, ...] | None = None  # header names to sign (None: RFC 6376's recommended ones)
 
 
+@dataclass(frozen=True)
+class ArchiveSettings:
+    """``[archive]``: the static site of the seasons (:mod:`referee.archive.site`), which
+    ``referee run`` brings up to date after every cycle that changed something."""
+
+    dir: Path  # where the site is written (made when missing)
+    base_url: str | None = None  # where it is published, e.g. "https://example.org/archive/" (absolute feed links)
+
+
 INBOUND = ("maildir", "imap")
 OUTBOUND = ("maildir", "smtp")
 SECURITY = ("tls", "starttls", "none")
@@ -217,6 +226,7 @@ class ServiceConfig:
     # mails from one sender judged within an hour (by arrival); past it, ignored unread
     mails_per_sender_hour: int = 60
     dkim: DkimSettings | None = None  # [dkim]: outbound mail is signed when set
+    archive: ArchiveSettings | None = None  # [archive]: `referee run` keeps the static site current
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -225,7 +235,7 @@ def load_service_config(path: Path) -> ServiceConfig:
     path = Path(path)
     data = read_toml(path)
     where = str(path)
-    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp", "imap", "dkim"}, where)
+    _unknown(data, {"database", "secret", "secret_file", "mail", "service", "smtp", "imap", "dkim", "archive"}, where)
     base = path.parent.resolve()
 
     database = _str(data, "database", where, "sqlite:///referee.db")
@@ -344,7 +354,32 @@ def load_service_config(path: Path) -> ServiceConfig:
         arrival_grace_seconds=float(grace),
         **limits,
         dkim=_dkim(_table(data, "dkim", where), f"{where} [dkim]", base, mc.domain) if "dkim" in data else None,
+        archive=_archive(_table(data, "archive", where), f"{where} [archive]", base) if "archive" in data else None,
     )
+
+
+def _archive(table: dict[str, Any], where: str, base: Path) -> ArchiveSettings:
+    """``[archive]``: ``dir`` (relative to this file) and, optionally, ``base_url``: the
+    http(s) address the folder is published at, which the Atom feeds name themselves by
+    (without it their links are relative, which feed readers resolve against the feed's
+    own address)."""
+    from urllib.parse import urlsplit
+
+    _unknown(table, {"dir", "base_url"}, where)
+    folder = (base / _str(table, "dir", where)).resolve()
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{where}: dir {folder} is not a folder")
+    base_url = None
+    if "base_url" in table:
+        base_url = _str(table, "base_url", where)
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ConfigError(
+                f"{where}: base_url must be an http(s) address without query or fragment, such as "
+                f'"https://example.org/archive/", got {base_url!r}'
+            )
+        base_url = base_url if base_url.endswith("/") else base_url + "/"
+    return ArchiveSettings(dir=folder, base_url=base_url)
 
 
 _AUTHSERV_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")

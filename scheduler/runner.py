@@ -23,6 +23,7 @@ import logging
 import signal
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -74,6 +75,10 @@ class ServiceRunner:
         self._lock = asyncio.Lock()
         self._stopped = asyncio.Event()
         self._cycles: set[asyncio.Future[TickReport | None]] = set()  # cycles under way
+        # [archive]: the site build under way (beside the cycles), and whether a cycle
+        # changed something since it began (then it runs once more when done)
+        self._archive: asyncio.Future[None] | None = None
+        self._archive_again = False
 
     async def cycle(self, reason: str) -> TickReport | None:
         """Run one whole cycle; never lets an error kill the service. A cycle once begun ends:
@@ -103,7 +108,39 @@ class ServiceRunner:
             if report.summary() != "nothing to do":
                 log.info("cycle (%s): %s", reason, report.summary())
             await self.reconcile()
+            self.archive_after(report)
             return report
+
+    def archive_after(self, report: TickReport) -> None:
+        """With ``[archive]`` configured, bring the static site up to date after a cycle that
+        moved a match on (and after the first cycle: a new template or a missing site). The
+        build runs in a worker thread beside the cycles, never inside one, so mail and
+        deadlines never wait for it; one at a time (a cycle that changes something while one
+        runs has it run once more). A failing build is logged, and the next one tries again."""
+        settings = getattr(self.referee.config, "archive", None)
+        if settings is None:
+            return
+        first = self._archive is None
+        if not first and not (report.started or report.accepted or report.rejected or report.closed):
+            return
+        if self._archive is not None and not self._archive.done():
+            self._archive_again = True
+            return
+        self._archive = asyncio.ensure_future(self._build_archive(settings))
+
+    async def _build_archive(self, settings: Any) -> None:
+        from referee.archive.site import keep_current  # only a service with [archive] loads the site's code
+
+        while True:
+            self._archive_again = False
+            try:
+                report = await asyncio.to_thread(keep_current, self.referee.store, settings, self.clock())
+                if report.written or report.removed:
+                    log.info("archive %s: %s", settings.dir, report.summary())
+            except Exception:
+                log.exception("building the archive in %s failed; mail and deadlines go on", settings.dir)
+            if not self._archive_again:
+                return
 
     async def reconcile(self) -> None:
         now = self.clock() - self.grace
@@ -138,6 +175,8 @@ class ServiceRunner:
         self.scheduler.shutdown(wait=False)
         if self._cycles:  # a cycle under way finishes its work (its mail, its transactions)
             await asyncio.gather(*self._cycles, return_exceptions=True)
+        if self._archive is not None:  # and a site build its pages (each file is replaced whole)
+            await asyncio.gather(self._archive, return_exceptions=True)
         async with self._lock:
             await self.referee.close_transports()  # log out of IMAP, QUIT SMTP
         log.info("referee stopped")

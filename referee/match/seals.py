@@ -44,6 +44,7 @@ def seal(match_key: str, step: str, player: str, move: dict[str, Any], nonce: st
     return {
         "seq": seq,
         "step": step,
+        "player": player,
         "move": move_text(move),
         "nonce": nonce,
         "line": line,

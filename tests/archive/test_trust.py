@@ -162,3 +162,30 @@ def test_a_revision_is_sealed_anew_and_both_are_revealed(world):
     revealed = closing.split("=== Your sealed moves", 1)[1]
     assert revealed.index('"winning":"Gold"') < revealed.index('"winning":"Silver"')
     assert "Your last accepted submission is the one that counted." in revealed
+
+
+def test_a_finished_match_page_lists_the_seals_of_every_receipt_and_verify_checks_the_site(world, tmp_path, capsys):
+    from referee.archive.pages import Paths
+    from referee.archive.site import build
+
+    receipts = play_rounds(world, 11)
+    with world.store.unit_of_work() as session:
+        assert session.scalar(select(Match.status).where(Match.key == "m1")) == "finished"
+    sealed = [c for key in receipts for text in receipts[key] for c in COMMITMENT.findall(text.split("Sealed:", 1)[1])]
+    assert len(sealed) == 2 * 20  # each player: 10 roulettes and 10 bets
+    site = tmp_path / "site"
+    build(world.store, site, now=START + 12 * DAY)
+    page = (site / Paths.match("test", "m1")).read_text()
+    listed = re.findall(r'<td><code class="hash">([0-9a-f]{64})</code></td>\s*<td><code class="check">', page)
+    assert sorted(listed) == sorted(sealed)
+    # the site's chains hold and agree with the database; an edited chain.json is found
+    config = str(world.dir / "referee.toml")
+    assert main(["--config", config, "archive", "verify", "--site", str(site)]) == 0
+    chain_file = site / Paths.chain("test", "m1")
+    text = chain_file.read_text()
+    chain_file.write_text(
+        text.replace('"winning":"Black"', '"winning":"Gold"', 1).replace('"winning": "Black"', '"winning": "Gold"', 1)
+    )
+    capsys.readouterr()
+    assert main(["--config", config, "archive", "verify", "--site", str(site)]) == 1
+    assert "content does not match its digest" in capsys.readouterr().out
