@@ -307,22 +307,41 @@ def _report_end(
         if match.result:
             print(f"  {match.result['reason']}", file=out)
         finished = match.status == "finished"
+        ended = match.finished_at or datetime.now(timezone.utc)
     print("", file=out)
     for line in post.keep(folder):
         print(line, file=out)
+    print(archive_note(folder, config, store, ended), file=out)
     print(f"Try: {status_command(folder)}", file=out)
     store.dispose()
     return finished
 
 
+def archive_note(folder: Path, config: ServiceConfig, store: Store, now: datetime) -> str:
+    """Build the archive of the demo season (its ``[archive] dir``) and say where to open it."""
+    from referee.archive.site import build
+
+    assert config.archive is not None  # write_files sets it
+    site = config.archive.dir
+    report = build(store, site, now=now)
+    serve = f"{referee_command()} --config {shlex.quote(_shown(folder / 'referee.toml'))} archive serve"
+    return (
+        f"The archive of the season ({report.written} files written): open {(site / 'index.html').as_uri()}\n"
+        f"  in a browser, or serve it at http://127.0.0.1:8000/ with: {serve}"
+    )
+
+
+def _shown(path: Path) -> str:
+    """``path`` as ``./relative`` to the current folder when it is below it."""
+    try:
+        return f"./{path.relative_to(Path.cwd().resolve())}"
+    except ValueError:
+        return str(path)
+
+
 def status_command(folder: Path) -> str:
     """``referee --config ./referee-demo/referee.toml status``, runnable from the current folder."""
-    config = folder / "referee.toml"
-    try:
-        shown = f"./{config.relative_to(Path.cwd().resolve())}"
-    except ValueError:
-        shown = str(config)
-    return f"{referee_command()} --config {shlex.quote(shown)} status"
+    return f"{referee_command()} --config {shlex.quote(_shown(folder / 'referee.toml'))} status"
 
 
 def referee_command() -> str:
@@ -441,6 +460,7 @@ def prepare_folder(folder: Path) -> Path:
         for name in written:
             (folder / name).unlink(missing_ok=True)
         shutil.rmtree(folder / "mail", ignore_errors=True)
+        shutil.rmtree(folder / "archive", ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -458,6 +478,9 @@ name = "Referee (demo)"
 {_transport_lines(stack)}
 [service]
 poll_seconds = 5
+
+[archive]
+dir = "archive"
 """)
     players = "\n".join(
         f"""[[players]]

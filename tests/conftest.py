@@ -1,10 +1,12 @@
-"""Shared fixtures: a store on SQLite (always) and on PostgreSQL (when reachable)."""
+"""Shared fixtures: a store on SQLite (always) and on PostgreSQL (when reachable); and the
+rule every test of an outside service follows (PostgreSQL, the mail stack, the browser)."""
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import NoReturn
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -13,6 +15,22 @@ from sqlalchemy.engine import make_url
 from referee.store.db import Store
 
 PG_URL = os.environ.get("REFEREE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+
+
+def unavailable(required_by: str, required: str, missing: str) -> NoReturn:
+    """An outside service a test needs is missing: under CI (or with ``required_by`` set in
+    the environment) the test fails, saying ``required``; elsewhere it is skipped, saying
+    ``missing``."""
+    if os.environ.get(required_by) or os.environ.get("CI"):
+        pytest.fail(required, pytrace=False)
+    pytest.skip(missing)
+
+
+def mark_users(items: Iterable[pytest.Item], marker: str, fixtures: set[str]) -> None:
+    """Every test that uses one of ``fixtures`` carries ``marker`` (select with -m)."""
+    for item in items:
+        if fixtures & set(getattr(item, "fixturenames", ())):
+            item.add_marker(getattr(pytest.mark, marker))
 
 
 def _pg_admin():
@@ -29,9 +47,11 @@ def _pg_admin():
 def pg_admin():
     engine = _pg_admin()
     if engine is None:
-        if os.environ.get("CI") or os.environ.get("REFEREE_REQUIRE_PG"):
-            pytest.fail(f"PostgreSQL is required here but not reachable at {PG_URL}")
-        pytest.skip(f"PostgreSQL not reachable at {PG_URL}")
+        unavailable(
+            "REFEREE_REQUIRE_PG",
+            f"PostgreSQL is required here but not reachable at {PG_URL}",
+            f"PostgreSQL not reachable at {PG_URL}",
+        )
     yield engine
     engine.dispose()
 

@@ -26,6 +26,11 @@ def test_demo_plays_a_full_match_by_mail(tmp_path, monkeypatch, capsys):
     assert "Final standings:" in text
     outbox = tmp_path / "demo" / "mail" / "outbox"
     assert len(list((outbox / "bob@demo.test" / "new").iterdir())) >= 11 + 10 + 1  # prompts, receipts, error
+    # it ends by building the archive of its season and saying where to open it
+    site = tmp_path / "demo" / "archive"
+    assert f"open {(site / 'index.html').as_uri()}" in text
+    match_page = site / "seasons" / "demo" / "matches" / "demo-1" / "index.html"
+    assert match_page.is_file() and "Round 10" in match_page.read_text()
     # the folder works for later commands
     monkeypatch.chdir(tmp_path / "demo")
     capsys.readouterr()
@@ -33,6 +38,12 @@ def test_demo_plays_a_full_match_by_mail(tmp_path, monkeypatch, capsys):
     status = capsys.readouterr().out
     assert "demo-1" in status and "finished" in status
     assert main(["tick"]) == 0
+    # and the archive commands work on it as printed: verify, replay, an incremental build
+    assert main(["archive", "verify", "--site", "archive"]) == 0
+    assert main(["replay", "demo-1"]) == 0
+    capsys.readouterr()
+    assert main(["archive", "build"]) == 0
+    assert "0 written" in capsys.readouterr().out
 
 
 def test_demo_refuses_a_folder_that_is_not_a_demo(tmp_path, capsys):

@@ -7,27 +7,29 @@ the tests skip, or fail when REFEREE_REQUIRE_MAILSTACK or CI is set.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
+from typing import NoReturn
 
 import pytest
 
 from referee.mailstack import MailStack, MailStackUnavailable, StackControl
+
+from ..conftest import mark_users, unavailable
 
 __all__ = ["MailStack", "StackControl"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that uses the stack carries the marker (select or deselect with -m mailstack)."""
-    for item in items:
-        if {"mailstack", "own_mailstack"} & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.mailstack)
+    mark_users(items, "mailstack", {"mailstack", "own_mailstack"})
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("REFEREE_REQUIRE_MAILSTACK") or os.environ.get("CI"):
-        pytest.fail(f"the loopback mail stack is required here but did not start:\n{reason}", pytrace=False)
-    pytest.skip(f"loopback mail stack not available: {reason}")
+def _unavailable(reason: str) -> NoReturn:
+    unavailable(
+        "REFEREE_REQUIRE_MAILSTACK",
+        f"the loopback mail stack is required here but did not start:\n{reason}",
+        f"loopback mail stack not available: {reason}",
+    )
 
 
 def _started(control: StackControl) -> MailStack:
