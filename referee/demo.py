@@ -326,8 +326,8 @@ def archive_note(folder: Path, config: ServiceConfig, store: Store, now: datetim
     report = build(store, site, now=now)
     serve = f"{referee_command()} --config {shlex.quote(_shown(folder / 'referee.toml'))} archive serve"
     return (
-        f"The archive of the season ({report.written} files written): open {(site / 'index.html').as_uri()}\n"
-        f"  in a browser, or serve it at http://127.0.0.1:8000/ with: {serve}"
+        f"The archive of the season ({report.written} files written): open {(site / 'index.html').as_uri()}"
+        f" in a browser,\nor serve it at http://127.0.0.1:8000/ with: {serve}"
     )
 
 
