@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from referee.games.base import Game, State
+from referee.games.base import Game
+from referee.match.book import replayed
 
 __all__ = ["Round", "match_rounds", "public_view"]
 
@@ -57,22 +58,13 @@ def match_rounds(game: Game, match: Any, events: Sequence[Any], view: dict[str, 
 def _closing_events(game: Game, match: Any, events: Sequence[Any], wanted: int) -> list[tuple[datetime, str | None]]:
     """(instant, step key) of the event that closed each history entry, by replaying the
     log; the public view is computed only where a step closed (the history grows only then)."""
-    players = [seat.player.key for seat in match.seats]
-    start = next((ev for ev in events if ev.kind == "start"), None)
-    options = start.payload.get("options", match.options) if start is not None else match.options
-    state: State = game.initial_state(match.seed, players, options)
     closes: list[tuple[datetime, str | None]] = []
-    step = game.step(state)
-    for ev in events:
-        if ev.kind == "move":
-            state = game.apply_move(state, ev.player, ev.payload["move"]).state
-        elif ev.kind == "timeout":
-            if "balances" in ev.payload:
-                state = game.with_balances(state, ev.payload["balances"])
-            state = game.apply_timeout(state)
-        else:
-            continue
+    step = None
+    for ev, state in replayed(game, match, events):
         after = game.step(state)
+        if ev is None or ev.kind not in ("move", "timeout"):
+            step = after
+            continue
         if after is not None and step is not None and after.key == step.key:
             continue  # the same step is still open: nothing closed
         step = after

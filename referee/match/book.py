@@ -11,7 +11,8 @@ the match seed rebuilds any match (:func:`replay`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,7 +28,7 @@ from referee.store.balances import Balances
 from referee.store.models import Event, LedgerEntry, Match, Seat
 from referee.timefmt import iso
 
-__all__ = ["MATCH_CONTEXT", "MatchBook", "next_reminder", "replay"]
+__all__ = ["MATCH_CONTEXT", "MatchBook", "next_reminder", "replay", "replayed"]
 
 log = logging.getLogger("referee")
 
@@ -39,8 +40,16 @@ MATCH_CONTEXT = (selectinload(Match.seats).joinedload(Seat.player), joinedload(M
 
 def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
     """Rebuild a match's state from its seed, options and event log."""
+    (_, state) = deque(replayed(game, match, events), maxlen=1)[0]  # only the last is kept
+    return state
+
+
+def replayed(game: Game, match: Match, events: Sequence[Event]) -> Iterator[tuple[Event | None, State]]:
+    """The match rebuilt from its seed and options, step by step: (None, the initial state),
+    then each event with the state after it (a start changes nothing)."""
     players = [seat.player.key for seat in match.seats]
     state = game.initial_state(match.seed, players, match.options)
+    yield None, state
     for ev in events:
         if ev.kind == "move":
             state = game.apply_move(state, ev.player, ev.payload["move"]).state
@@ -48,7 +57,7 @@ def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
             if "balances" in ev.payload:
                 state = game.with_balances(state, ev.payload["balances"])
             state = game.apply_timeout(state)
-    return state
+        yield ev, state
 
 
 class MatchBook:
