@@ -31,6 +31,7 @@ from typing import Any
 __all__ = [
     "GENESIS",
     "Break",
+    "canonical",
     "event_body",
     "event_digest",
     "first_break",
@@ -48,6 +49,12 @@ def instant(at: datetime) -> str:
     return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def canonical(value: Any) -> str:
+    """Plain data as the chain and the seals hash it: JSON, keys sorted, no spaces, ASCII
+    only (so the same text in any terminal or shell)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def event_body(
     match_key: str, seq: int, kind: str, step: str | None, player: str | None, at: datetime | str, payload: Any
 ) -> bytes:
@@ -61,7 +68,7 @@ def event_body(
         "at": at if isinstance(at, str) else instant(at),
         "payload": payload,
     }
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return canonical(body).encode()
 
 
 def event_digest(body: bytes) -> str:

@@ -70,11 +70,10 @@ def _matches(session: Session, match_key: str | None) -> list[Match]:
     query = select(Match).order_by(Match.id)
     if match_key is not None:
         query = query.where(Match.key == match_key)
-        found = list(session.scalars(query))
-        if not found:
-            raise LookupError(f"no match {match_key!r} in the database")
-        return found
-    return list(session.scalars(query))
+    found = list(session.scalars(query))
+    if match_key is not None and not found:
+        raise LookupError(f"no match {match_key!r} in the database")
+    return found
 
 
 def verify_database(store: Store, match_key: str | None = None) -> list[ChainCheck]:

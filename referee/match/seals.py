@@ -21,16 +21,17 @@ included, so anyone holding a receipt can check it.
 from __future__ import annotations
 
 import hashlib
-import json
 import shlex
 from typing import Any
+
+from referee.archive.chain import canonical
 
 __all__ = ["move_text", "seal", "sealed_line"]
 
 
 def move_text(move: dict[str, Any]) -> str:
     """A move as the seal line writes it: JSON with sorted keys and no spaces."""
-    return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return canonical(move)
 
 
 def sealed_line(match_key: str, step: str, player: str, move: dict[str, Any], nonce: str) -> str:
