@@ -623,7 +623,10 @@ def check_options(game: Any, value: Any, where: str) -> dict[str, Any]:
 class PlayerSpec:
     key: str
     name: str
-    email: str
+    # None: the player has no address and is never mailed; such a player may sit only at
+    # silent seats (``GameType.silent_roles``: seats that never act, such as Betting
+    # Minority's participants)
+    email: str | None
     timezone: str
 
 
@@ -647,6 +650,35 @@ class SeasonSpec:
     starting_chips: int
     players: list[PlayerSpec]
     matches: list[MatchSpec]
+
+
+def seat_role(game: Any, seat: int) -> str | None:
+    """The role of seat ``seat`` (0-based) of ``game``: ``game_type.roles`` in seat order,
+    the last role for every seat beyond them; None for a game that declares no roles."""
+    game_type = getattr(game, "game_type", None)
+    roles = game_type.roles if game_type is not None else ()
+    return roles[min(seat, len(roles) - 1)] if roles else None
+
+
+def silent_roles(game: Any) -> tuple[str, ...]:
+    """The roles of ``game`` whose seats never act (``GameType.silent_roles``)."""
+    game_type = getattr(game, "game_type", None)
+    return tuple(game_type.silent_roles) if game_type is not None else ()
+
+
+def _check_silent_seat(game: Any, seat: int, player: str, where: str) -> None:
+    """A player without an address is never mailed, so they may sit only where nobody ever
+    acts: at a seat whose role is one of the game's silent roles."""
+    role = seat_role(game, seat)
+    silent = silent_roles(game)
+    if role is not None and role in silent:
+        return
+    why = f"({', '.join(silent)})" if silent else f"and {game.title} has none"
+    seat_is = f"seat {seat + 1} is a {role!r} seat" if role is not None else f"seat {seat + 1} has no role"
+    raise ConfigError(
+        f"{where}: player {player!r} has no email address, so they can only sit at a silent seat {why}, "
+        f"but {seat_is}: give them an email address or another seat"
+    )
 
 
 def load_season(path: Path) -> SeasonSpec:
@@ -698,13 +730,16 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         pwhere = f"{where} player {pkey!r}"
         if pkey in seen_keys:
             raise ConfigError(f"{pwhere}: the id is used twice")
-        email = _str(p, "email", pwhere).lower()
-        if not _EMAIL.match(email):
-            raise ConfigError(f"{pwhere}: {email!r} is not an email address")
-        if email in seen_emails:
-            raise ConfigError(f"{pwhere}: email {email!r} is used by another player")
+        # no email: a player without an address, who may sit only at silent seats (checked
+        # with the matches below); the addresses that are given are unique
+        email = _str(p, "email", pwhere).lower() if "email" in p else None
+        if email is not None:
+            if not _EMAIL.match(email):
+                raise ConfigError(f"{pwhere}: {email!r} is not an email address")
+            if email in seen_emails:
+                raise ConfigError(f"{pwhere}: email {email!r} is used by another player")
+            seen_emails.add(email)
         seen_keys.add(pkey)
-        seen_emails.add(email)
         players.append(
             PlayerSpec(
                 key=pkey,
@@ -714,6 +749,7 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
             )
         )
 
+    addressless = {ps.key for ps in players if ps.email is None}
     raw_matches = data.get("matches", [])
     if not isinstance(raw_matches, list):
         raise ConfigError(f"{where}: matches must be a list of [[matches]] tables")
@@ -743,6 +779,9 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
                 raise ConfigError(f"{mwhere}: player {pk!r} is not among the season's [[players]]")
         if len(set(mplayers)) != len(mplayers):
             raise ConfigError(f"{mwhere}: a player is listed twice")
+        for seat, pk in enumerate(mplayers):
+            if pk in addressless:
+                _check_silent_seat(game, seat, pk, mwhere)
         if not game.min_players <= len(mplayers) <= game.max_players:
             need = (
                 str(game.min_players)

@@ -2,9 +2,10 @@
 
 Loading is idempotent: loading the same file again changes nothing. New players and
 matches are added; players' names, addresses and time zones and matches that have not
-started yet are updated; a started match keeps its game, players, seed, start and
-options (a file that changes them is refused), while its phase lengths and reminders
-may change (from its next phase on).
+started yet are updated (a player may gain an address, or lose it while they sit only
+at silent seats: such a player is never mailed); a started match keeps its game,
+players, seed, start and options (a file that changes them is refused), while its phase
+lengths and reminders may change (from its next phase on).
 
 Every change is reported as one line, ``old -> new``. A match whose start is in the past
 is refused unless ``allow_past`` is set: the next tick would close every phase whose
@@ -19,7 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from referee.config import ConfigError, MatchSpec, SeasonSpec
+from referee.config import ConfigError, MatchSpec, SeasonSpec, seat_role, silent_roles
 from referee.games import GAMES
 from referee.store.db import Store
 from referee.games.base import SEASON_CHIPS
@@ -156,9 +157,11 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
     players = {p.key: p for p in session.scalars(select(Player).where(Player.season_id == season.id))}
     before = {key: (p.name, p.email, p.timezone) for key, p in players.items()}
     # Addresses are unique per season: park changed ones first, so two players may swap.
+    # A parked player has no address for the moment (NULLs never clash); a player may also
+    # gain an address or lose theirs (one who sits only at silent seats).
     moving = [p for ps in spec.players if (p := players.get(ps.key)) is not None and p.email != ps.email]
     for player in moving:
-        player.email = f"{player.key}.{player.id}@moving.invalid"
+        player.email = None
     session.flush()
     for ps in spec.players:
         player = players.get(ps.key)
@@ -166,13 +169,13 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             player = Player(season_id=season.id, key=ps.key, name=ps.name, email=ps.email, timezone=ps.timezone)
             session.add(player)
             players[ps.key] = player
-            changes.append(f"player {ps.key}: added ({ps.email}, {ps.timezone})")
+            changes.append(f"player {ps.key}: added ({_address(ps.email)}, {ps.timezone})")
             continue
         old_name, old_email, old_tz = before[ps.key]
         if old_name != ps.name:
             changes.append(f"player {ps.key}: name {old_name!r} -> {ps.name!r}")
         if old_email != ps.email:
-            changes.append(f"player {ps.key}: email {old_email} -> {ps.email}")
+            changes.append(f"player {ps.key}: email {_address(old_email)} -> {_address(ps.email)}")
         if old_tz != ps.timezone:
             changes.append(f"player {ps.key}: time zone {old_tz} -> {ps.timezone}")
         player.name, player.email, player.timezone = ps.name, ps.email, ps.timezone
@@ -236,7 +239,33 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             match.timing = timing
             changes.extend(f"match {ms.key}: {line} (from its next phase on)" for line in lines)
 
+    addressless = [players[ps.key] for ps in spec.players if ps.email is None]
+    _check_addressless_seats(session, addressless, {ms.key for ms in spec.matches})
     changes.extend(check_past_starts(new_starts, now, allow_past=allow_past))
+
+
+def _check_addressless_seats(session: Session, addressless: list[Player], listed: set[str]) -> None:
+    """A player without an address may sit only at silent seats: the season file's matches
+    are checked as it is read (:func:`referee.config.parse_season`); this checks the stored
+    matches that have not finished and that the file does not list (``listed``)."""
+    if not addressless:
+        return
+    seats = session.scalars(
+        select(Seat)
+        .join(Match)
+        .where(Seat.player_id.in_([p.id for p in addressless]), Match.status != "finished", Match.key.not_in(listed))
+        .order_by(Match.key, Seat.position)
+    ).all()
+    for seat in seats:
+        game = GAMES.get(seat.match.game)
+        role = seat_role(game, seat.position)
+        if game is not None and role in silent_roles(game):
+            continue
+        raise ConfigError(
+            f"player {seat.player.key} has no email address, so they can only sit at a silent seat, but they sit "
+            f"at seat {seat.position + 1} ({role or 'no role'}) of match {seat.match.key}, which the season "
+            "file does not list: give them an email address"
+        )
 
 
 def _fixed_changes(match: Match, current: list[str], ms: MatchSpec, options: dict[str, Any]) -> list[str]:
@@ -293,6 +322,11 @@ def _options(options: dict[str, Any]) -> str:
 
 def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _address(email: str | None) -> str:
+    """A player's address for a change line: ``no address`` for a player who has none."""
+    return email if email is not None else "no address"
 
 
 def _seat(session: Session, match: Match, players: list[Player]) -> None:

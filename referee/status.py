@@ -44,6 +44,9 @@ def match_lines(match: Match, now: datetime) -> list[str]:
     game = GAMES[match.game]
     players = [seat.player.key for seat in match.seats]
     out = [f"{match.key}  {game.title}  ({match.season.name})  {' vs '.join(players)}"]
+    addressless = [seat.player.key for seat in match.seats if seat.player.email is None]
+    if addressless:  # players at silent seats may have no address: nobody mails them
+        out.append(f"  no address (never mailed): {', '.join(addressless)}")
     if match.status == "scheduled":
         out.append(
             f"  scheduled: starts {match.starts_at:%Y-%m-%d %H:%M} UTC"

@@ -124,3 +124,59 @@ def test_a_derived_step_kind_must_follow_a_kind_of_the_game():
             {"turn": 1.0, "extension": 1.0},
             derived_steps={"extension": ("bet", 0.5)},
         )
+
+
+class _Quiet:
+    """A game whose seats beyond the first two are silent (as Betting Minority's participants are)."""
+
+    from referee.games.base import SEQUENTIAL, GameType
+
+    name, title, min_players, max_players = "quiet", "Quiet", 2, 5
+    game_type = GameType(
+        dynamics=SEQUENTIAL,
+        roles=("player", "player", "listener"),
+        currencies=("stack",),
+        step_kinds={"turn": 24.0},
+        silent_roles=("listener",),
+    )
+    step_kinds = game_type.step_kinds
+
+
+@pytest.mark.parametrize(
+    "seats, refused",
+    [
+        (["a", "b", "c", "d"], None),  # seats 3 and 4: the last role, a listener's
+        (["a", "c", "b"], "seat 2 is a 'player' seat"),
+        (["c", "a"], "seat 1 is a 'player' seat"),
+    ],
+    ids=["silent-seats", "second-seat", "first-seat"],
+)
+def test_a_player_without_an_email_sits_only_at_silent_seats(monkeypatch, seats, refused):
+    from referee.games import GAMES
+
+    monkeypatch.setitem(GAMES, "quiet", _Quiet())
+    players = [*BASE["players"], {"id": "c"}, {"id": "d"}]
+    data = {**BASE, "players": players, "matches": [match(game="quiet", players=seats)]}
+    if refused is None:
+        assert [p.email for p in parse_season(data, "t").players] == ["a@x.test", "b@x.test", None, None]
+        return
+    with pytest.raises(ConfigError) as exc:
+        parse_season(data, "t")
+    assert str(exc.value) == (
+        "t match 'm': player 'c' has no email address, so they can only sit at a silent seat (listener), "
+        f"but {refused}: give them an email address or another seat"
+    )
+
+
+def test_a_player_without_an_email_is_refused_by_a_game_that_declares_no_roles(monkeypatch):
+    from referee.games import GAMES
+
+    class Bare:
+        name, title, min_players, max_players, step_kinds = "bare", "Bare", 2, 2, {"turn": 1.0}
+
+    monkeypatch.setitem(GAMES, "bare", Bare())
+    data = {**BASE, "players": [*BASE["players"], {"id": "c"}], "matches": [match(game="bare", players=["a", "c"])]}
+    with pytest.raises(
+        ConfigError, match=r"so they can only sit at a silent seat and Bare has none, but seat 2 has no"
+    ):
+        parse_season(data, "t")

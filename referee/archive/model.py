@@ -491,12 +491,19 @@ class MatchPage:
         simultaneous steps), recomputed from its published events: the commitments its
         receipts gave, with the lines and the commands that check them
         (:mod:`referee.match.seals`). None before the end: the lines hold the moves."""
-        if self.row.status != "finished" or GAMES[self.row.game].game_type.dynamics != SIMULTANEOUS:
+        if self.row.status != "finished":
             return []
+        # a move's event says whether it was sealed; one logged before events said so was
+        # sealed when its game's steps are all simultaneous
+        everyone = GAMES[self.row.game].game_type.dynamics == SIMULTANEOUS
         return [
             seal(self.key, ev["step"], ev["player"], ev["payload"]["move"], ev["payload"]["nonce"], ev["seq"])
             for ev in self.chain
-            if ev["kind"] == "move" and ev["payload"] and ev["payload"].get("accepted") and "nonce" in ev["payload"]
+            if ev["kind"] == "move"
+            and ev["payload"]
+            and ev["payload"].get("accepted")
+            and "nonce" in ev["payload"]
+            and ev["payload"].get("sealed", everyone)
         ]
 
 

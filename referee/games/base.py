@@ -53,10 +53,12 @@ and storage; the engine owns the rules.
   opened the step: their receipt says what happens now (with the form, when it is their
   turn again).
 * ``game_type`` (a :class:`GameType`) describes the game as a whole, after OpenSpiel's
-  ``GameType``: its dynamics (simultaneous or sequential steps), the roles of its seats,
-  the currencies its transfers move, its step kinds, its match options and whether it
-  uses chance. ``name``, ``title``, ``min_players``, ``max_players`` and ``step_kinds``
-  stay attributes of their own (``step_kinds`` mirrors ``game_type.step_kinds``).
+  ``GameType``: its dynamics (simultaneous, sequential or mixed steps), the roles of its
+  seats (and which are silent: seats that never act, may have no address, are never mailed
+  and have no outcome), whether it reads the seats' display names, the currencies its
+  transfers move, its step kinds, its match options and whether it uses chance. ``name``,
+  ``title``, ``min_players``, ``max_players`` and ``step_kinds`` stay attributes of their
+  own (``step_kinds`` mirrors ``game_type.step_kinds``).
 * ``sample_moves(state, player, rnd)`` gives a few legal moves ``player`` may make now,
   drawn with the given :class:`random.Random` (for tests, demos and automated players);
   ``[]`` when the player has nothing to do. Every one is accepted by ``apply_move`` on
@@ -130,6 +132,9 @@ class Step:
     players: tuple[str, ...]  # who may act now
     simultaneous: bool  # True: revisions allowed until the deadline
     title: str = ""  # human name, e.g. "Round 3 of 10"
+    # the key of the step this one extends (a missed turn's extension): a reply to a mail
+    # about that step still counts in this one
+    extends: str | None = None
 
 
 @dataclass
@@ -156,13 +161,18 @@ class Result:
 
 SIMULTANEOUS = "simultaneous"  # every listed player acts in a step and may revise until its deadline
 SEQUENTIAL = "sequential"  # one player acts in a step; a turn is final once accepted
+# some steps simultaneous, some sequential: each Step's ``simultaneous`` flag says which it is
+# (a simultaneous step of such a game may take each submission as final and close as soon
+# as every listed player has sent one, as Betting Minority's placement steps do)
+MIXED = "mixed"
+DYNAMICS = (SIMULTANEOUS, SEQUENTIAL, MIXED)
 
 
 @dataclass(frozen=True)
 class GameType:
     """What kind of game an engine plays (after OpenSpiel's ``GameType``)."""
 
-    dynamics: str  # SIMULTANEOUS or SEQUENTIAL
+    dynamics: str  # SIMULTANEOUS, SEQUENTIAL or MIXED
     roles: tuple[str, ...]  # the seats' roles in seat order, e.g. ("player", "player")
     currencies: tuple[str, ...]  # what the transfers move: SEASON_CHIPS and/or MATCH_CHIPS
     step_kinds: dict[str, float]  # step kind -> default length in hours
@@ -172,10 +182,20 @@ class GameType:
     # {"extension": ("turn", 2 / 3)}: unless a season file sets it, its length is that
     # fraction of the base kind's length as configured (a phase_length sets the base only)
     derived_steps: dict[str, tuple[str, float]] = field(default_factory=dict)
+    # roles whose seats never act (no step ever lists them): a season may seat a player
+    # without an address there, and such a player is never mailed (Betting Minority's
+    # participants); a silent seat has no outcome in the result
+    silent_roles: tuple[str, ...] = ()
+    # does the engine read the seats' display names (to match them in mail)? Then the
+    # match book passes them at the start as options["names"] = {player: name}, stored
+    # with the match's options, so a replay reads the same names
+    names: bool = False
 
     def __post_init__(self) -> None:
-        if self.dynamics not in (SIMULTANEOUS, SEQUENTIAL):
-            raise ValueError(f"dynamics must be {SIMULTANEOUS!r} or {SEQUENTIAL!r}, not {self.dynamics!r}")
+        if self.dynamics not in DYNAMICS:
+            raise ValueError(f"dynamics must be one of {', '.join(DYNAMICS)}, not {self.dynamics!r}")
+        if not set(self.silent_roles) <= set(self.roles) or set(self.silent_roles) == set(self.roles):
+            raise ValueError("silent roles must be roles of the game, and some seat must act")
         unknown = set(self.currencies) - {SEASON_CHIPS, MATCH_CHIPS}
         if unknown or not self.currencies:
             raise ValueError(f"currencies must be SEASON_CHIPS and/or MATCH_CHIPS, not {self.currencies!r}")

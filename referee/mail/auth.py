@@ -2,8 +2,9 @@
 
 A mail speaks for a seat only when BOTH hold: it went to that seat's personal reply
 address (``referee+<token>@domain``, the token signed with the server secret) and it
-came from the seat player's registered address, with no DMARC failure recorded by our
-MTA; and, when ``[mail] trusted_authserv_id`` names our receiving server, that server's
+came from the seat player's registered address (a seat whose player has none, a silent
+seat, is never claimed by a mail), with no DMARC failure recorded by our MTA; and, when
+``[mail] trusted_authserv_id`` names our receiving server, that server's
 Authentication-Results header shows a pass for the From domain (:mod:`referee.mail.authres`).
 Everything else is a :class:`Claim` of another kind, which the service answers
 (to the registered address only) or ignores, and never obeys.
@@ -68,7 +69,9 @@ def authenticate(
         return Claim("damaged", address=f"{local}+{found[0]}@{domain}")
     group = from_is_group(headers)
     for seat in genuine:
-        if headers.from_count == 1 and headers.from_addr == seat.player.email.lower() and not group:
+        # a seat whose player has no address (a silent seat) is never claimed by a mail
+        address = seat.player.email
+        if address is not None and headers.from_count == 1 and headers.from_addr == address.lower() and not group:
             if guards.sender_authentication_failed(headers.message):
                 return Claim("spoofed", seat=seat, found=headers.from_header, dmarc_failed=True)
             if trusted_authserv_id and not authres.sender_confirmed(

@@ -94,6 +94,10 @@ class MatchBook:
             # (a season file cannot set chips); a duel's own stacks come from its rules
             balances = self.balances(session)
             options["chips"] = {p: balances.get(match.season_id, p) for p in players}
+        if game.game_type.names:
+            # a game that matches seats by name in mail reads the names the season gives them
+            # now; stored with the options, so a replay reads the same ones
+            options["names"] = {seat.player.key: seat.player.name for seat in match.seats}
         match.options = options
         state = game.initial_state(match.seed, players, options)
         match.status = "running"
@@ -163,8 +167,12 @@ class MatchBook:
         for payload in logged:
             # every move's event carries a nonce, so its digest in the public chain says nothing
             nonce = chain.move_nonce(self.secret, match.key, match.last_event_seq + 1)
-            self.log_event(session, match, "move", player, {**payload, "nonce": nonce}, at, inbound_id=inbound_id)
-            if sealing and payload.get("accepted"):
+            sealed = sealing and bool(payload.get("accepted"))
+            # a sealed move says so in its event, so the archive lists the seals its receipts gave
+            # (in a game of mixed steps only some moves are sealed)
+            logged_payload = {**payload, "nonce": nonce, **({"sealed": True} if sealed else {})}
+            self.log_event(session, match, "move", player, logged_payload, at, inbound_id=inbound_id)
+            if sealed:
                 made.append(seals.seal(match.key, step.key, player, payload["move"], nonce, match.last_event_seq))
         if made:
             current = match.seals or {}

@@ -5,7 +5,8 @@ Every mail is rendered from ``templates/mail/<game>/<kind>.txt`` (else
 the only path from a match's state to what a player sees. Each mail is written once: its
 dedupe key is unique in the outbox, and the transaction that writes it is the one that
 moves the match or the inbound mail on, so it cannot come round again. Threading: the
-match's first mail to a player is the root of that player's thread for the match.
+match's first mail to a player is the root of that player's thread for the match. A
+player without an address (one who sits only at silent seats) is never mailed.
 """
 
 from __future__ import annotations
@@ -42,11 +43,12 @@ class Notices:
         """The mail each player of the game's audience gets when a step opens (or the match
         ends): what happened, what to do now, by when. The first one of a match starts each
         player's thread. ``mover``, whose move opened the step, is not among them: the
-        receipt for that move tells them (with the form when it is their turn again)."""
+        receipt for that move tells them (with the form when it is their turn again). A
+        player without an address (at a silent seat) is never mailed."""
         step = match.step_key or "final"
         told = set(GAMES[match.game].audience(match.state)) - {mover}
         for seat in match.seats:
-            if seat.player.key not in told:
+            if seat.player.key not in told or seat.player.email is None:
                 continue
             self.mail_player(
                 session,
@@ -59,12 +61,13 @@ class Notices:
             )
 
     def remind(self, session: Session, match: Match, now: datetime) -> int:
-        """Remind the players who still owe a submission, once per configured offset."""
+        """Remind the players who still owe a submission, once per configured offset (a
+        player without an address is never mailed)."""
         game = GAMES[match.game]
         offset = int((match.deadline - match.remind_at).total_seconds())
         sent = 0
         for seat in match.seats:
-            if seat.player.key in game.awaiting(match.state):
+            if seat.player.key in game.awaiting(match.state) and seat.player.email is not None:
                 self.mail_player(
                     session,
                     "reminder",
@@ -92,7 +95,11 @@ class Notices:
         thread_root: bool = False,
         inbound_id: int | None = None,
     ) -> None:
-        """Render, compose and put one mail in the outbox (see the module docstring)."""
+        """Render, compose and put one mail in the outbox (see the module docstring). A
+        player without an address (who sits only at silent seats) is never mailed: nothing
+        is written for them."""
+        if player.email is None:
+            return
         context = self.context(match, player)
         context.update(extra or {})
         game_name = match.game if match is not None else "common"
@@ -219,7 +226,8 @@ def _revealed(match: Match, player: str) -> dict[str, Any] | None:
     return {"step": revealed["step"], "seals": revealed["players"][player]}
 
 
-def person(player: Player) -> dict[str, str]:
+def person(player: Player) -> dict[str, str | None]:
+    """A player as the templates see them; ``email`` is None for a player without an address."""
     return {"id": player.key, "name": player.name, "email": player.email, "timezone": player.timezone}
 
 

@@ -521,6 +521,8 @@ class Judge:
         extra: dict[str, Any],
     ) -> bool:
         """A reply that is not a receipt, unless the address is throttled. True if written."""
+        if player.email is None:  # a player without an address is never mailed
+            return False
         why = limiter.suppress(session, row, player, now)
         if why:
             log.warning(
@@ -586,7 +588,12 @@ class _SeatMail:
                 f"Your mail was too large for the referee ({self.row.note or 'over the limit'}), "
                 "so nothing in it was read. Send your move again in a short plain mail, without attachments."
             )
-        late = self._stale_reply() if self.game.game_type.dynamics == SEQUENTIAL else self._late_reply()
+        # a reply to a mail about a step that is over: in a game of turns always stale; else
+        # late when the step closed at its deadline, stale when moves closed it
+        if self.game.game_type.dynamics == SEQUENTIAL:
+            late = self._stale_reply()
+        else:
+            late = self._late_reply() or self._stale_reply()
         if late is not None:
             return self.reject(late)
         body = parse_body(self.row.raw, head=self.head)
@@ -706,6 +713,8 @@ class _SeatMail:
         step = self.game.step(self.match.state)
         if step is None:
             return None  # the match is over: said before this check
+        if step.extends is not None and answered[2] == step.extends:
+            return None  # the open step extends the one the mail answers: it still counts
         if self.player.key in step.players:
             now = (
                 f"Now it is {step.title}, and your turn: the choices you have now and the form are below, "
@@ -727,13 +736,15 @@ class _SeatMail:
         step = answered[2]
         if step == self.match.step_key:
             return None
+        now_open = self.game.step(self.match.state)
+        if now_open is not None and now_open.extends == step:
+            return None  # the open step extends the one the mail answers: it still counts
         closed = self.session.scalars(
             select(Event).where(Event.match_id == self.match.id, Event.kind == "timeout", Event.step_key == step)
         ).first()
         if closed is None:
             return None
         title = closed.payload.get("title") or step
-        now_open = self.game.step(self.match.state)
         return (
             f"Your mail answers our mail about {title}, which closed at its deadline, "
             f"{local_time(closed.at, self.player.timezone)}, before your mail arrived; so nothing in it was recorded. "

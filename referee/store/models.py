@@ -93,7 +93,10 @@ class Player(Base):
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"))
     key: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(200))
-    email: Mapped[str] = mapped_column(String(320), index=True)
+    # None: a player without an address, never mailed, who sits only at silent seats (seats
+    # that never act, such as Betting Minority's participants); addresses that are set are
+    # unique per season (NULLs are distinct in the unique constraint on both backends)
+    email: Mapped[str | None] = mapped_column(String(320), index=True, nullable=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
 
     season: Mapped[Season] = relationship(back_populates="players")

@@ -14,12 +14,14 @@ with those balances as ``MatchBook.close_step`` does). What is checked, per prop
 
 * protocol: ``game_type`` is a :class:`GameType`, ``step_kinds`` mirrors it, the roles
   fit ``min_players``..``max_players``; every step's kind is a declared kind, its
-  ``simultaneous`` flag matches the dynamics, a sequential step lists at most one
-  player; ``awaiting`` is within the step's players; ``step`` is None exactly when
-  ``result`` is not; a deadline always moves the step on; a player outside the step has
-  no sample moves; no call changes the state it is given.
+  ``simultaneous`` flag matches the dynamics (either, in a game of mixed steps), a step
+  that is not simultaneous lists at most one player, no step lists a silent seat, an
+  extension names the step whose deadline opened it; ``awaiting`` is within the step's
+  players; ``step`` is None exactly when ``result`` is not; a deadline always moves the
+  step on; a player outside the step has no sample moves; no call changes the state it
+  is given.
 * termination: every playout ends within ``MAX_EVENTS`` events with ``result()`` not
-  None (an outcome and victory points per player) and ``step()`` None; then nobody is
+  None (an outcome and victory points per player, silent seats aside) and ``step()`` None; then nobody is
   awaited or has sample moves, ``apply_timeout`` raises GameError and a move is
   rejected without change.
 * conservation: transfers are append-only (the service copies only the entries beyond
@@ -72,10 +74,11 @@ from jinja2 import TemplateNotFound
 
 from referee.games import GAMES
 from referee.games.base import (
+    DYNAMICS,
     HOUSE,
     MATCH_CHIPS,
+    MIXED,
     SEASON_CHIPS,
-    SEQUENTIAL,
     SIMULTANEOUS,
     Game,
     GameError,
@@ -124,6 +127,13 @@ class Playout:
         return random.Random(":".join(map(str, (self.game.name, self.seed, *labels))))
 
 
+def acting(out: Playout) -> list[str]:
+    """The players at seats that act (every seat but the game's silent ones)."""
+    roles = out.game.game_type.roles
+    silent = set(out.game.game_type.silent_roles)
+    return [p for i, p in enumerate(out.players) if roles[min(i, len(roles) - 1)] not in silent]
+
+
 def unchanged(state: State) -> str:
     return json.dumps(state, sort_keys=True)
 
@@ -142,7 +152,10 @@ def play(game: Game, seed: int) -> Playout:
     players = [f"p{i + 1}" for i in range(game.min_players)]
     # mostly well-off players, now and then a poor one (bankruptcies)
     season_start = {p: rnd.randint(0, 30) if rnd.random() < 0.2 else rnd.randint(100, 400) for p in players}
-    options = as_json({"chips": season_start})  # MatchBook.start passes the season balances to every game
+    options: dict[str, Any] = {"chips": season_start}  # MatchBook.start passes the season balances to every game
+    if game.game_type.names:  # ... and the seats' names to a game that reads them
+        options["names"] = {p: f"Player {p.upper()}" for p in players}
+    options = as_json(options)
     state = game.initial_state(seed, players, options)
     out = Playout(game, seed, players, options, season_start, [], [state])
     # how often a deadline passes instead of a move: some matches diligent, some sloppy
@@ -169,6 +182,7 @@ def play(game: Game, seed: int) -> Playout:
             state = pure(game.apply_timeout, pure(game.with_balances, state, balances))
             after = game.step(state)
             assert after is None or after.key != step.key, f"apply_timeout left step {step.key} open"
+            assert after is None or after.extends in (None, step.key), "an extension names another step"
             out.events.append(SimpleNamespace(kind="timeout", player=None, payload=payload))
         out.states.append(state)
     raise AssertionError(f"{game.name} seed {seed}: no end after {MAX_EVENTS} events")
@@ -229,7 +243,7 @@ def mails(game: Game, state: State, player: str, players: list[str]) -> list[tup
     context = mail_context(game, state, player, players)
     if game.step(state) is not None:
         kinds = {"step": {}, **RUNNING_MAIL_EXTRAS}
-    elif game.game_type.dynamics == SEQUENTIAL:
+    elif game.game_type.dynamics != SIMULTANEOUS:  # a game whose last move can end it
         kinds = FINAL_MAIL_EXTRAS
     else:
         kinds = {"step": {}}
@@ -251,7 +265,7 @@ def test_declares_the_protocol(name: str) -> None:
     assert game.name == name
     assert isinstance(game.game_type, GameType)
     gt = game.game_type
-    assert gt.dynamics in (SIMULTANEOUS, SEQUENTIAL)
+    assert gt.dynamics in DYNAMICS
     assert set(gt.currencies) <= {SEASON_CHIPS, MATCH_CHIPS}
     assert 1 <= game.min_players <= len(gt.roles) <= game.max_players
     assert dict(game.step_kinds) == dict(gt.step_kinds)
@@ -267,7 +281,7 @@ def test_random_playouts_terminate_with_a_result(name: str) -> None:
         assert game.step(final) is None
         result = game.result(final)
         assert result is not None
-        assert set(result.outcome) == set(out.players) == set(result.victory_points)
+        assert set(result.outcome) == set(acting(out)) == set(result.victory_points)
         assert set(result.outcome.values()) <= {"win", "loss", "draw"}
         assert result.reason
         assert game.awaiting(final) == ()
@@ -289,9 +303,11 @@ def test_steps_follow_the_declared_type(name: str) -> None:
             if step is None:
                 continue
             assert step.kind in gt.step_kinds
-            assert step.simultaneous == (gt.dynamics == SIMULTANEOUS)
-            if gt.dynamics == SEQUENTIAL:
+            if gt.dynamics != MIXED:
+                assert step.simultaneous == (gt.dynamics == SIMULTANEOUS)
+            if not step.simultaneous:
                 assert len(step.players) <= 1
+            assert set(step.players) <= set(acting(out)), "a silent seat is asked to act"
             assert set(game.awaiting(state)) <= set(step.players)
             for p in out.players:
                 if p not in step.players:
