@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--game",
         default="stationary-roulette",
-        choices=("stationary-roulette", "indian-poker", "rewind-holdem"),
+        choices=("stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority"),
         help="the game to play (default stationary-roulette)",
     )
     p.add_argument(

@@ -31,7 +31,7 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -275,12 +275,13 @@ def ensure_packages(*, install: bool, out: TextIO) -> None:
 
 
 @contextmanager
-def demo_stack(*, install: bool, out: TextIO) -> Iterator[MailStack]:
-    """A loopback stack of the demo's own, stopped and removed when the demo ends, also on
-    an error, Ctrl-C or SIGTERM (one that comes while the stack starts or stops waits for it:
+def demo_stack(*, install: bool, out: TextIO, users: Sequence[str] = ()) -> Iterator[MailStack]:
+    """A loopback stack of the demo's own (with mailboxes for ``users`` too, beside the
+    referee's, alice's and bob's), stopped and removed when the demo ends, also on an
+    error, Ctrl-C or SIGTERM (one that comes while the stack starts or stops waits for it:
     a start cut off half-way would leave a daemon running)."""
     ensure_packages(install=install, out=out)
-    control = StackControl()
+    control = StackControl(users)
     restore = _sigterm_raises()
     try:
         try:

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,7 +117,9 @@ class StackControl:
     """Starts and stops one stack in one directory (the same ports every time, so a restart
     brings the same servers back with the mail they held)."""
 
-    def __init__(self) -> None:
+    def __init__(self, users: Sequence[str] = ()) -> None:
+        # mailboxes beyond the stack's own (referee, alice, bob): the Betting Minority demo's participants
+        self.users = (*MailStack.users, *(u for u in users if u not in MailStack.users))
         # Not tmp_path: it is 0700, and the mail uid and the postfix user must traverse the directory.
         self.directory = Path(tempfile.mkdtemp(prefix="mailstack-", dir="/tmp"))
         self.directory.chmod(0o755)
@@ -140,6 +143,7 @@ class StackControl:
                 lmtp_port=lmtp_port,
                 imaps_port=imaps_port,
                 smtps_port=smtps_port,
+                users=self.users,
             )
             self.env = {
                 **os.environ,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -124,6 +125,93 @@ def test_demo_plays_a_whole_duel_by_mail(tmp_path, monkeypatch, capsys, game):
     assert main(["status"]) == 0
     status = capsys.readouterr().out
     assert "demo-1" in status and "finished" in status
+
+
+def test_demo_plays_a_whole_betting_minority_match_by_mail(tmp_path, monkeypatch, capsys):
+    """`referee demo --game betting-minority`: 8 rounds by mail, with an ambiguous name, a send
+    to two rooms, a bet over the cap and a missed betting turn; each participant with an
+    address holds one mail, their list, and nothing of anyone else's."""
+    from referee.demo import PARTICIPANTS
+    from referee.games import GAMES
+    from referee.mail.client import ScriptedClient
+    from referee.store.db import Store
+    from referee.store.models import Match
+
+    folder = tmp_path / "bm"
+    assert main(["demo", "--game", "betting-minority", "--dir", str(folder), "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "Betting Minority, alice (EC) vs bob (DMO), 10 participants (4 with an address), seed 5" in out
+    assert "Round 1 paid out" in out and "Round 8 paid out" in out
+    # the result, the archive and the status command
+    assert "Final standings:" in out and "rounds finished: 8 of 8" in out
+    assert "The archive of the season (" in out
+    assert len([line for line in out.splitlines() if line.startswith("Try: ")]) == 1
+    # the script: "Ann" names two participants (an error, then the whole name), the same
+    # participant sent to two rooms goes to the third, a bet over the cap costs a chip, a
+    # missed betting turn is extended and answered in the extension
+    assert "bob SEND Ann TO " in out and "'Ann' could be any of 2 participants: P2 Ann Lee, P3 Ann Smith" in out
+    corrected = r"^  Round 1, placement 1: alice SEND P\d+ TO \w+; bob SEND Ann (Lee|Smith) TO "
+    assert re.search(corrected, out, re.MULTILINE)
+    clash = next(line for line in out.splitlines() if line.startswith("  Round 1, placement 3: "))
+    assert clash.endswith("(sent to two rooms: the third)")
+    assert "refused by mail: it costs the penalty chip (Problem: Your bet totals" in out
+    assert "Round 3, betting turn" in out and "no bet from bob by the deadline: a missed betting turn" in out
+    assert "the turn is extended by 16 hours" in out and re.search(r"\(extended\): bob (CALL|RAISE) ", out)
+    assert "bob loses " in out and " for the missed turn" in out
+    assert out.count("refused by mail") == 2  # every other command was recorded
+    # names: by short id (alice), by name without its accents (bob)
+    assert re.search(r"alice SEND P\d+ TO", out)
+    assert re.search(r"bob SEND (Jose Nunez|Francois Dupre|Zoe Angstrom|Bjorn Larsson|Siobhan Kelly)", out)
+    assert "hold one mail each, their list; the 6 participants without an address were never mailed" in out
+
+    # the participants' mailboxes: one mail each, their own list, no one else's entries
+    store = Store(f"sqlite:///{folder / 'referee.db'}")
+    with store.unit_of_work() as session:
+        match = session.query(Match).filter_by(key="demo-1").one()
+        state, status, result = match.state, match.status, match.result
+    store.dispose()
+    assert status == "finished" and len(state["history"]) == 8
+    assert f"\n  {result['reason']}\n" in out and re.match(r"(Alice|Bob) wins: ", result["reason"])
+    outbox = folder / "mail" / "outbox"
+    names = {"EC": "Alice", "DMO": "Bob"}
+    for key, (name, _tz, address) in PARTICIPANTS.items():
+        mailbox = outbox / f"{key}@demo.test"
+        if not address:
+            assert not mailbox.exists(), f"{key} has no address and was mailed"
+            continue
+        [mail] = ScriptedClient(f"{key}@demo.test", name, mailbox, folder / "mail" / "inbox").all()
+        short = f"P{state['participants'].index(key) + 1}"
+        assert mail.subject.endswith(f"Your list: you are {short} in this match")
+        entries = re.findall(r"^  Round (\d): (Alice|Bob) \((EC|DMO)\)$", mail.text, re.MULTILINE)
+        assert [(int(r), n, role) for r, n, role in entries] == [
+            (i + 1, names[role], role) for i, role in enumerate(state["lists"][key])
+        ]
+        others = [n for k, (n, _, _) in PARTICIPANTS.items() if k != key]
+        assert not [n for n in others if n in mail.text], "a participant's mail names another participant"
+    public = GAMES["betting-minority"].view(state, None)
+    assert {p["short"] for p in public["participants"]} == {f"P{i}" for i in range(1, 11)}
+
+    # the folder works for later commands: status, archive verify --site, replay
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    status_text = capsys.readouterr().out
+    assert "demo-1" in status_text and "finished" in status_text
+    assert "no address (never mailed): annsmith, bjorn, francois, siobhan, martins, zoe" in status_text
+    assert main(["archive", "verify", "--site", "archive"]) == 0
+    assert main(["replay", "demo-1"]) == 0
+    page = (folder / "archive" / "seasons" / "demo" / "matches" / "demo-1" / "index.html").read_text(encoding="utf-8")
+    assert "Rooms of round 8" in page and "José Núñez" in page and 'id="chips-chart-title"' in page
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_the_betting_minority_demo_plays_its_whole_script_with_other_seeds(tmp_path, seed):
+    out = io.StringIO()
+    assert run_demo(tmp_path / "bm", seed=seed, game="betting-minority", out=out) == 0
+    text = out.getvalue()
+    assert "Round 8 paid out" in text and text.count("refused by mail") == 2
+    assert "could be any of 2 participants" in text and "it costs the penalty chip" in text
+    assert "no bet from bob by the deadline" in text and "hold one mail each, their list" in text
 
 
 # ---------------------------------------------------------------------------- over real mail

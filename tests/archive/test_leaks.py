@@ -22,6 +22,26 @@ from .league import START, League, load, match_dict, season_dict
 
 SEEDS = 3
 
+# the seats after alice and bob of a game with more (Betting Minority's ten participants,
+# silent seats: some of them without an address, as a season may have them)
+PARTICIPANTS = [
+    {"id": f"part{i}", "name": f"Participant {i}", **({"email": f"part{i}@example.test"} if i % 3 == 0 else {})}
+    for i in range(1, 11)
+]
+
+
+def seats(game: str) -> list[str]:
+    """alice and bob, then as many participants as the game seats beyond two."""
+    return ["alice", "bob", *(p["id"] for p in PARTICIPANTS[: GAMES[game].min_players - 2])]
+
+
+def season_of(game: str, matches: list[dict]) -> dict:
+    """The archive tests' season, with the participants a game of more seats needs."""
+    season = season_dict(matches)
+    if GAMES[game].min_players > 2:
+        season["players"] = [*season["players"], *PARTICIPANTS]
+    return season
+
 
 def site_files(out: Path) -> dict[str, bytes]:
     """Every file of a built site but the manifest (which holds fingerprints, not content)."""
@@ -40,8 +60,8 @@ def set_state(league: League, key: str, state: dict) -> None:
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_hidden_variants_give_the_same_site(store, tmp_path, game):
     engine = GAMES[game]
-    matches = [match_dict(f"m{seed}", game, ["alice", "bob"], seed=seed) for seed in range(SEEDS)]
-    load(store, season_dict(matches))
+    matches = [match_dict(f"m{seed}", game, seats(game), seed=seed) for seed in range(SEEDS)]
+    load(store, season_of(game, matches))
     league = League(store)
     differed = 0
     for seed in range(SEEDS):
@@ -53,7 +73,7 @@ def test_hidden_variants_give_the_same_site(store, tmp_path, game):
             continue
         state = match.state
         baseline = site_files(_built(league, tmp_path / f"{key}-baseline"))
-        for player in ("alice", "bob"):
+        for player in seats(game)[:3]:  # a participant's variants too, where the game seats any
             for i, variant in enumerate(engine.hidden_variants(state, player, random.Random(seed))):
                 differed += variant != state
                 set_state(league, key, variant)
@@ -80,12 +100,20 @@ REVEALED = {
     "stationary-roulette": lambda entry: [rl["winning"] for rl in entry["roulettes"]],
     "indian-poker": lambda entry: [f'<td class="num">{card}</td>' for card in entry["cards"].values()],
     "rewind-holdem": lambda entry: [f'<td class="num">{card}</td>' for card in entry["hidden"].values()],
+    # each participant's entry (PARTICIPANTS: part<i> is Participant <i>, seat P<i>), each room's counts
+    "betting-minority": lambda entry: [
+        *(
+            f'Participant {p[4:]} <span class="muted">(P{p[4:]})</span>: {"Alice" if role == "EC" else "Bob"}'
+            for p, role in entry["entries"].items()
+        ),
+        *(f'<td class="num">{c["EC"]}</td>\n<td class="num">{c["DMO"]}</td>' for c in entry["counts"].values()),
+    ],
 }
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_finished_match_shows_what_the_rules_reveal(store, tmp_path, game):
-    load(store, season_dict([match_dict("m", game, ["alice", "bob"], seed=11)]))
+    load(store, season_of(game, [match_dict("m", game, seats(game), seed=11)]))
     league = League(store)
     league.play("m", random.Random(game))
     out = _built(league, tmp_path / "site")

@@ -53,9 +53,12 @@ with those balances as ``MatchBook.close_step`` does). What is checked, per prop
   ``Notices.context`` builds it), the same step and result, and accepts a sample move
   of that player (legality never depends on what the player cannot know); the public
   view and the organizers' standings are the same on it too, so the public view never
-  shows what a player may not know. Every variant is JSON; the first of each state and
-  player is also shown valid: every player's sample moves are accepted on it, every
-  view and form can be built, and a deadline can close it.
+  shows what a player may not know. Every acting player is checked at every state (of
+  a seeded sample of ``HIDDEN_STATES`` states when a game's playouts hold more); the
+  silent seats (which never act) one per state, in turn. Every variant is JSON; the
+  first of each state and player is also shown valid: the sample moves of every player
+  checked are accepted on it, their views and forms can be built, and a deadline can
+  close it.
 """
 
 from __future__ import annotations
@@ -92,6 +95,10 @@ from tests.games.mail_context import mail_context as shared_context
 # seeds per game; REFEREE_CONFORMANCE_PLAYOUTS=300 for a long run
 PLAYOUTS = int(os.environ.get("REFEREE_CONFORMANCE_PLAYOUTS", "30"))
 MAX_EVENTS = 5000  # a generous bound on the events (moves and deadlines) of a random match
+# the hidden-information check looks at about this many states of a game's playouts (all of
+# them when they hold fewer; else a seeded sample, spread over every playout): a game of many
+# small steps (Betting Minority: some 110 a match) costs no more than the longest of the others
+HIDDEN_STATES = 50 * PLAYOUTS
 NAMES = sorted(GAMES)
 
 
@@ -421,10 +428,18 @@ def test_forms_parse_back_to_accepted_moves(name: str) -> None:
 def test_hidden_information_stays_hidden(name: str) -> None:
     for out in playouts(name):
         game = out.game
+        acting_players, silent = acting(out), [p for p in out.players if p not in acting(out)]
+        share = min(1.0, HIDDEN_STATES / sum(len(o.states) for o in playouts(name)))
+        sample = out.rnd("hidden-states")
         for k, state in enumerate(out.states):
+            if share < 1.0 and sample.random() >= share and k != len(out.states) - 1:
+                continue  # a sample of the states (the final one always)
             step, result = game.step(state), game.result(state)
             public, standings = game.view(state, None), game.standings(state)
-            for p in out.players:
+            # every acting player at every state; silent seats (which never act, and see
+            # the same kind of thing) one per state, each in turn
+            checked = [*acting_players, *([silent[k % len(silent)]] if silent else [])]
+            for p in checked:
                 rnd = out.rnd("hidden", k, p)
                 before = unchanged(state)
                 variants = game.hidden_variants(state, p, rnd)
@@ -445,8 +460,9 @@ def test_hidden_information_stays_hidden(name: str) -> None:
                         assert game.apply_move(variant, p, move).accepted, (move, "legality depends on hidden facts")
                     if i > 0:
                         continue  # the rest, on one variant per state and player (time)
-                    # a valid state: everybody's view and form, and the deadline can close it
-                    for q in out.players:
+                    # a valid state: the view and form of everybody checked (every acting player),
+                    # their moves, and the deadline can close it
+                    for q in checked:
                         game.view(variant, q), game.form(variant, q)
                         for move in game.sample_moves(variant, q, rnd):
                             assert game.apply_move(variant, q, move).accepted, (q, move)
