@@ -42,8 +42,14 @@ def status_text(store: Store, now: datetime, match_key: str | None = None, *, ma
 
 def match_lines(match: Match, now: datetime) -> list[str]:
     game = GAMES[match.game]
-    players = [seat.player.key for seat in match.seats]
+    roles = game.game_type.roles
+    silent_roles = set(game.game_type.silent_roles)
+    seats = [(seat.player.key, roles[min(i, len(roles) - 1)]) for i, seat in enumerate(match.seats)]
+    players = [key for key, role in seats if role not in silent_roles]  # the seats that play
     out = [f"{match.key}  {game.title}  ({match.season.name})  {' vs '.join(players)}"]
+    silent = [key for key, role in seats if role in silent_roles]
+    if silent:  # seats that never act (Betting Minority's participants)
+        out.append(f"  {', '.join(sorted(silent_roles))}s (never act): {', '.join(silent)}")
     addressless = [seat.player.key for seat in match.seats if seat.player.email is None]
     if addressless:  # players at silent seats may have no address: nobody mails them
         out.append(f"  no address (never mailed): {', '.join(addressless)}")

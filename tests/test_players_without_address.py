@@ -287,11 +287,14 @@ def test_a_mail_to_a_silent_seat_is_never_obeyed_nor_answered(world):
 
 
 def test_status_says_who_has_no_address(world):
+    """The heading names the seats that play; the silent seats and who has no address
+    follow on lines of their own."""
     world.tick(START)
     text = status_text(world.store, START + HOUR)
     first = text.splitlines()
-    assert first[0].startswith("m1  Watched Countdown  (Season)  alice vs bob vs quiet")
-    assert first[1] == "  no address (never mailed): quiet"
+    assert first[0] == "m1  Watched Countdown  (Season)  alice vs bob"
+    assert first[1] == "  watchers (never act): quiet"
+    assert first[2] == "  no address (never mailed): quiet"
 
 
 # ---------------------------------------------------------------------------- the migration
