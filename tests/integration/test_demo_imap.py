@@ -4,6 +4,8 @@ stack can run here: root and the packages, else the tests skip)."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import hashlib
 import io
 import re
@@ -65,6 +67,24 @@ def test_a_duel_over_real_mail(mailstack: MailStack, tmp_path, capsys, game) -> 
     assert "Final standings:" in out and " 0 chips" in out and " 50 chips" in out
     assert out.count("refused by mail") == 1
     assert _gone(_stack_dir(out))
+
+
+def test_betting_minority_over_real_mail_plays_as_on_maildirs(mailstack: MailStack, tmp_path) -> None:
+    """The 8-round match over real mail: the same play as on Maildirs, and the participants
+    with an address have each one mail, their list, in their own IMAP mailbox."""
+    on_disk, by_mail = io.StringIO(), io.StringIO()
+    assert run_demo(tmp_path / "maildir", seed=5, game="betting-minority", out=on_disk) == 0
+    assert run_demo(tmp_path / "imap", seed=5, game="betting-minority", transport="imap", out=by_mail) == 0
+    text = by_mail.getvalue()
+    assert _summary(text) == _summary(on_disk.getvalue())
+    assert "Round 8 paid out" in text and "could be any of 2 participants" in text
+    assert "hold one mail each, their list" in text
+    assert _gone(_stack_dir(text))
+    copies = tmp_path / "imap" / "mail"
+    for participant in ("jose", "annlee", "chen", "ngozi"):
+        (mail,) = (copies / f"{participant}@example.test" / "new").iterdir()
+        message = email.message_from_bytes(mail.read_bytes(), policy=email.policy.default)
+        assert "=== Your list ===" in message.get_body(("plain",)).get_content()
 
 
 def test_the_stack_is_removed_when_the_demo_fails(mailstack: MailStack, tmp_path, monkeypatch) -> None:
