@@ -66,6 +66,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from referee.games.betting import turn_reference
 from referee.games.base import (
     MATCH_CHIPS,
     MIXED,
@@ -286,17 +287,7 @@ def normal_name(text: str) -> str:
     """A name as mail matches it: accents dropped, case folded, anything but letters and
     digits one space (``"José  Núñez"`` and ``"jose nunez"`` are the same)."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    out: list[str] = []
-    gap = False
-    for c in plain.casefold():
-        if c.isalnum():
-            if gap and out:
-                out.append(" ")
-            out.append(c)
-            gap = False
-        else:
-            gap = True
-    return "".join(out)
+    return turn_reference(plain.casefold())  # the duels' reading of a Turn line, on the plain text
 
 
 def short_ids(participants: Sequence[str]) -> dict[str, str]:
@@ -1087,7 +1078,7 @@ def judge_bet(mine: int, theirs: int, their_total: int, command: str, rooms: dic
 
 def _penalise(s: State, player: str, placement: dict[str, int], command: str, problem: str) -> None:
     """A well-formed bet that breaks the limits costs 1 chip (it leaves play) and is asked
-    again (ruling 6); a placement the player can no longer cover is cut to their chips;
+    again (ruling 8); a placement the player can no longer cover is cut to their chips;
     a player left with 0 chips loses at once."""
     b = s["betting"]
     step = f"r{s['round']}-bet-{b['turn']}"

@@ -24,7 +24,7 @@ from referee.mail.client import Received, ScriptedClient
 from referee.service import replay
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox, Player
 
-from .harness import START, World, outbox_rows
+from .harness import SEASON, START, World, outbox_rows
 
 HOUR = timedelta(hours=1)
 GAME = GAMES["betting-minority"]
@@ -55,12 +55,8 @@ def bm_season(seed: int = 4) -> dict:
         for key, (name, address) in PARTICIPANTS.items()
     ]
     return {
-        "season": {"id": "test", "name": "Test season", "starting_chips": 200},
-        "players": [
-            {"id": "alice", "name": "Alice", "email": "alice@example.test", "timezone": "Europe/Berlin"},
-            {"id": "bob", "name": "Bob", "email": "bob@example.test", "timezone": "America/New_York"},
-            *participants,
-        ],
+        "season": dict(SEASON["season"]),
+        "players": [*SEASON["players"], *participants],  # alice and bob, then the participants
         "matches": [
             {
                 "id": "m1",
