@@ -544,15 +544,11 @@ class BettingMinority:
 
     @staticmethod
     def reference(state: State) -> str | None:
-        """The ``Step:`` reference of the open step (an extension keeps its turn's)."""
+        """The ``Step:`` reference of the open step: its form's title read as mail reads it
+        (an extension keeps its turn's)."""
         if state["result"] is not None:
             return None
-        phase, r = state["phase"], state["round"]
-        if phase == "marker":
-            return step_reference("The starting marker")
-        if phase == "send":
-            return step_reference(f"Round {r}, placement {state['send']['step']}")
-        return step_reference(f"Round {r}, betting turn {state['betting']['turn']}")
+        return step_reference(BettingMinority.form_title(state))
 
     @staticmethod
     def form_title(state: State) -> str:
@@ -896,9 +892,7 @@ class BettingMinority:
             if state["send"]["sent"][player] is not None:
                 return None
             return {"kind": "send", "unplaced": unplaced_names(state)}
-        b = state["betting"]
-        opp = self.opponent(state, player)
-        mine, theirs, their_total = state["chips"][player], state["chips"][opp], total(b["placements"][opp])
+        mine, theirs, their_total = bet_figures(state, player)
         cap = bet_cap(mine, theirs)
         return {
             "kind": "bet",
@@ -949,9 +943,7 @@ class BettingMinority:
             for _ in range(3):
                 moves.append({"action": "send", "participant": rnd.choice(free), "room": rnd.choice(ROOMS)})
         else:
-            b = state["betting"]
-            opp = self.opponent(state, player)
-            mine, theirs, their_total = state["chips"][player], state["chips"][opp], total(b["placements"][opp])
+            mine, theirs, their_total = bet_figures(state, player)
             cap = bet_cap(mine, theirs)
             if their_total == 0:
                 for _ in range(2):
@@ -1281,11 +1273,16 @@ def command_text(state: State, move: Move) -> str:
     return f"{action.upper()} {format_placement(move['rooms'])}"
 
 
+def bet_figures(state: State, player: str) -> tuple[int, int, int]:
+    """(the player's chips, the opponent's chips, the opponent's standing bet in all): what
+    every limit of the player's bet is judged on."""
+    opp = state["dmo"] if player == state["ec"] else state["ec"]
+    return state["chips"][player], state["chips"][opp], total(state["betting"]["placements"][opp])
+
+
 def describe_bet_choices(state: State, player: str) -> str:
     """The legal choices of the player to bet, in one or two sentences."""
-    b = state["betting"]
-    opp = state["dmo"] if player == state["ec"] else state["ec"]
-    mine, theirs, their_total = state["chips"][player], state["chips"][opp], total(b["placements"][opp])
+    mine, theirs, their_total = bet_figures(state, player)
     cap = bet_cap(mine, theirs)
     if their_total == 0:
         return (
