@@ -650,6 +650,8 @@ class SeasonSpec:
     starting_chips: int
     players: list[PlayerSpec]
     matches: list[MatchSpec]
+    # garnets granted once per player into the season ledger (a season currency MatchJack reads)
+    starting_garnets: int = 0
 
 
 def seat_role(game: Any, seat: int) -> str | None:
@@ -692,13 +694,16 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
     _unknown(data, {"season", "games", "players", "matches"}, where)
     season = _table(data, "season", where)
     swhere = f"{where} [season]"
-    _unknown(season, {"id", "name", "starting_chips", "start", "reminders", "phase_length"}, swhere)
+    _unknown(season, {"id", "name", "starting_chips", "starting_garnets", "start", "reminders", "phase_length"}, swhere)
     key = _str(season, "id", swhere)
     if not _KEY.match(key):
         raise ConfigError(f"{swhere}: id {key!r} may use only letters, digits, '.', '_' and '-'")
     chips = season.get("starting_chips", 100)
     if not isinstance(chips, int) or isinstance(chips, bool) or chips < 0:
         raise ConfigError(f"{swhere}: starting_chips must be a whole number >= 0, got {chips!r}")
+    garnets = season.get("starting_garnets", 0)
+    if not isinstance(garnets, int) or isinstance(garnets, bool) or garnets < 0:
+        raise ConfigError(f"{swhere}: starting_garnets must be a whole number >= 0, got {garnets!r}")
     season_start = parse_instant(season["start"], f"{swhere} start") if "start" in season else None
     season_reminders = season.get("reminders", ["2h"])
     season_phase = season.get("phase_length")
@@ -863,5 +868,10 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         )
 
     return SeasonSpec(
-        key=key, name=_str(season, "name", swhere, key), starting_chips=chips, players=players, matches=matches
+        key=key,
+        name=_str(season, "name", swhere, key),
+        starting_chips=chips,
+        players=players,
+        matches=matches,
+        starting_garnets=garnets,
     )

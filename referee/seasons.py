@@ -23,11 +23,12 @@ from sqlalchemy.orm import Session
 from referee.config import ConfigError, MatchSpec, SeasonSpec, seat_role, silent_roles
 from referee.games import GAMES
 from referee.store.db import Store
-from referee.games.base import SEASON_CHIPS
+from referee.games.base import SEASON_CHIPS, open_steps, time_out
 from referee.store.models import LedgerEntry, Match, Player, Season, Seat
 from referee.timefmt import duration
 
 GRANT_REASON = "starting chips"
+GARNETS = "garnets"  # a season currency: granted by starting_garnets, read by MatchJack
 
 
 class _DryRun(Exception):
@@ -116,19 +117,22 @@ def phases_due(ms: MatchSpec, now: datetime) -> tuple[int | None, bool, float]:
     game = GAMES[ms.game]
     try:
         state = game.initial_state(ms.seed, ms.players, ms.options)
-        at = ms.starts_at
         closed = 0
         first_length: float = 0
+        deadlines: dict[str, datetime] = {}  # each open step's deadline (a game of concurrent steps has several)
+        at = ms.starts_at
         for _ in range(100_000):
-            step = game.step(state)
-            if step is None:
+            steps = open_steps(game, state)
+            if not steps:
                 return closed, True, first_length
-            length = ms.steps[step.kind]
-            first_length = first_length or length
-            at += timedelta(seconds=length)
+            timed = [s for s in steps if not s.waiting]
+            deadlines = {s.key: deadlines.get(s.key) or at + timedelta(seconds=ms.steps[s.kind]) for s in timed}
+            first_length = first_length or ms.steps[timed[0].kind]
+            key = min(deadlines, key=lambda k: deadlines[k])
+            at = deadlines.pop(key)
             if at > now:
                 return closed, False, first_length
-            state = game.apply_timeout(state)
+            state = time_out(game, state, key)
             closed += 1
     except Exception:  # an engine that cannot be simulated here: say it in general terms
         pass
@@ -138,7 +142,8 @@ def phases_due(ms: MatchSpec, now: datetime) -> tuple[int | None, bool, float]:
 def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, changes: list[str]) -> None:
     season = session.scalar(select(Season).where(Season.key == spec.key))
     if season is None:
-        season = Season(key=spec.key, name=spec.name, settings={"starting_chips": spec.starting_chips}, created_at=now)
+        settings = {"starting_chips": spec.starting_chips, "starting_garnets": spec.starting_garnets}
+        season = Season(key=spec.key, name=spec.name, settings=settings, created_at=now)
         session.add(season)
         session.flush()
         changes.append(f"season {spec.key}: created")
@@ -153,6 +158,13 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
                 "(players granted chips before keep their grant; new players get the new amount)"
             )
             season.settings = {**(season.settings or {}), "starting_chips": spec.starting_chips}
+        old_garnets = (season.settings or {}).get("starting_garnets", 0)
+        if old_garnets != spec.starting_garnets:
+            changes.append(
+                f"season {spec.key}: starting_garnets {old_garnets} -> {spec.starting_garnets} "
+                "(players granted garnets before keep their grant; new players get the new amount)"
+            )
+            season.settings = {**(season.settings or {}), "starting_garnets": spec.starting_garnets}
 
     players = {p.key: p for p in session.scalars(select(Player).where(Player.season_id == season.id))}
     before = {key: (p.name, p.email, p.timezone) for key, p in players.items()}
@@ -182,6 +194,7 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
     session.flush()
     for ps in spec.players:
         _grant_starting_chips(session, season, ps.key, spec.starting_chips, now, changes)
+        _grant_starting_chips(session, season, ps.key, spec.starting_garnets, now, changes, currency=GARNETS)
 
     new_starts: list[MatchSpec] = []  # matches whose start this load sets
     for ms in spec.matches:
@@ -336,14 +349,24 @@ def _seat(session: Session, match: Match, players: list[Player]) -> None:
 
 
 def _grant_starting_chips(
-    session: Session, season: Season, key: str, amount: int, now: datetime, changes: list[str]
+    session: Session,
+    season: Season,
+    key: str,
+    amount: int,
+    now: datetime,
+    changes: list[str],
+    *,
+    currency: str = SEASON_CHIPS,
 ) -> None:
+    """Grant a player the season's starting amount of ``currency`` (chips, or garnets), once."""
+    reason = GRANT_REASON if currency == SEASON_CHIPS else f"starting {currency}"
     granted = session.scalar(
         select(LedgerEntry.id).where(
             LedgerEntry.season_id == season.id,
             LedgerEntry.to_account == key,
             LedgerEntry.from_account == "SEASON",
-            LedgerEntry.reason == GRANT_REASON,
+            LedgerEntry.reason == reason,
+            LedgerEntry.currency == currency,
         )
     )
     if granted is None and amount > 0:
@@ -355,9 +378,9 @@ def _grant_starting_chips(
                 from_account="SEASON",
                 to_account=key,
                 amount=amount,
-                reason=GRANT_REASON,
+                reason=reason,
                 at=now,
-                currency=SEASON_CHIPS,
+                currency=currency,
             )
         )
-        changes.append(f"player {key}: granted {amount} starting chips")
+        changes.append(f"player {key}: granted {amount} {reason}")

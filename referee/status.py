@@ -9,6 +9,8 @@ from sqlalchemy.orm import selectinload
 
 from referee.config import ConfigError, MailConfig
 from referee.games import GAMES
+from referee.games.base import open_steps
+from referee.match import opensteps
 from referee.pipeline.bounce_book import unreachable_key
 from referee.store.db import Store
 from referee.store.models import Bounce, InboxProblem, Inbound, Match, Outbox, Player, Seat
@@ -66,13 +68,21 @@ def match_lines(match: Match, now: datetime) -> list[str]:
         result = match.result or {}
         out.append(f"  finished {match.finished_at:%Y-%m-%d %H:%M} UTC: {result.get('reason', '')}")
         return out
-    step = game.step(state)
-    title = step.title if step else match.step_key
-    when = "overdue, closes at the next tick" if match.deadline <= now else f"in {duration(match.deadline - now)}"
-    out.append(f"  {title}: deadline {match.deadline:%Y-%m-%d %H:%M} UTC ({when})")
+    steps = {s.key: s for s in open_steps(game, state)}
     awaiting = set(game.awaiting(state))
-    done = [p for p in (step.players if step else ()) if p not in awaiting]
-    out.append(f"  submitted: {', '.join(done) or 'nobody yet'}; awaiting: {', '.join(sorted(awaiting)) or 'nobody'}")
+    for entry in opensteps.listed(match):  # one open step, or several at once in a game of concurrent steps
+        step = steps.get(entry.key)
+        title = step.title if step else entry.key
+        if entry.deadline is None:
+            out.append(f"  {title}: waiting, no deadline (it ends when the match moves on elsewhere)")
+            continue
+        overdue = entry.deadline <= now
+        when = "overdue, closes at the next tick" if overdue else f"in {duration(entry.deadline - now)}"
+        out.append(f"  {title}: deadline {entry.deadline:%Y-%m-%d %H:%M} UTC ({when})")
+        players = step.players if step else ()
+        done = [p for p in players if p not in awaiting]
+        owed = sorted(p for p in awaiting if p in players)
+        out.append(f"  submitted: {', '.join(done) or 'nobody yet'}; awaiting: {', '.join(owed) or 'nobody'}")
     if match.remind_at:
         out.append(f"  next reminder {match.remind_at:%Y-%m-%d %H:%M} UTC")
     return out

@@ -220,3 +220,35 @@ def test_a_dry_run_reports_the_same_and_changes_nothing(sqlite_store):
     with sqlite_store.unit_of_work() as session:
         assert session.scalar(select(Player)) is None
     assert load(sqlite_store, SEASON) == first
+
+
+# ---------------------------------------------------------------------------- garnets
+
+
+def test_starting_garnets_are_granted_once_per_player_as_a_season_currency(sqlite_store):
+    """``starting_garnets`` grants each player garnets in the season ledger once, apart from
+    the chips (MatchJack reads them: FOLD STAYSET costs 5); a reload grants nothing again,
+    a new amount is reported and reaches only players added later."""
+    from referee.store.balances import balances_of
+
+    data = copy.deepcopy(SEASON)
+    data["season"]["starting_garnets"] = 7
+    changes = load(sqlite_store, data)
+    assert "player alice: granted 7 starting garnets" in changes
+    assert "player alice: granted 100 starting chips" in changes
+    data["season"]["starting_garnets"] = 9
+    data["players"].append({"id": "carol", "name": "Carol", "email": "carol@x.test"})
+    again = load(sqlite_store, data)
+    assert "season s: starting_garnets 7 -> 9 (players granted garnets before keep their grant; new players get the new amount)" in again
+    assert "player carol: granted 9 starting garnets" in again and not any("alice: granted" in c for c in again)
+    with sqlite_store.unit_of_work() as session:
+        season_id = session.scalar(select(Player.season_id).where(Player.key == "alice"))
+        assert balances_of(session, season_id, ["alice", "carol"], "garnets") == {"alice": 7, "carol": 9}
+        assert balances_of(session, season_id, ["alice"]) == {"alice": 100}  # the chips are apart
+
+
+def test_starting_garnets_must_be_a_whole_number(sqlite_store):
+    data = copy.deepcopy(SEASON)
+    data["season"]["starting_garnets"] = -1
+    with pytest.raises(ConfigError, match="starting_garnets must be a whole number >= 0"):
+        parse_season(data, "season.toml")

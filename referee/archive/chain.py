@@ -139,9 +139,10 @@ def public_events(match: Any, events: Sequence[Any]) -> list[dict[str, Any]]:
     the payloads once the match has finished (before, a payload may be a sealed move not
     yet revealed)."""
     finished = match.status == "finished"
+    still_open = {entry["key"] for entry in (match.open_steps or [])} | {match.step_key}
     shown: list[dict[str, Any]] = []
     for ev in events:
-        if not finished and ev.step_key == match.step_key and ev.kind == "move":
+        if not finished and ev.step_key in still_open and ev.kind == "move":
             break
         shown.append(
             {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from referee.games.base import Game
+from referee.games.base import Game, open_steps
 from referee.match.book import replayed
 
 __all__ = ["Round", "match_rounds", "public_view"]
@@ -59,15 +59,15 @@ def _closing_events(game: Game, match: Any, events: Sequence[Any], wanted: int) 
     """(instant, step key) of the event that closed each history entry, by replaying the
     log; the public view is computed only where a step closed (the history grows only then)."""
     closes: list[tuple[datetime, str | None]] = []
-    step = None
+    keys: set[str] = set()
     for ev, state in replayed(game, match, events):
-        after = game.step(state)
+        after = {s.key for s in open_steps(game, state)}
         if ev is None or ev.kind not in ("move", "timeout"):
-            step = after
+            keys = after
             continue
-        if after is not None and step is not None and after.key == step.key:
-            continue  # the same step is still open: nothing closed
-        step = after
+        if after and keys <= after:
+            continue  # every step open before is still open: nothing closed
+        keys = after
         grown = len(game.view(state, None).get("history") or [])
         closes.extend((ev.at, ev.step_key) for _ in range(grown - len(closes)))
         if len(closes) >= wanted:

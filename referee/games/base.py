@@ -14,6 +14,16 @@ and storage; the engine owns the rules.
   sequential step lists at most one player). ``None`` means the match is over.
 * ``awaiting(state)`` names the players whose submission for the open step is
   still missing (reminders go to them; ``referee status`` shows it).
+* **Concurrent steps.** A game whose ``game_type.concurrent`` is true may have several
+  steps open at once (MatchJack's two tables), each opened at its own instant and closed
+  at its own deadline: ``steps(state)`` lists them in the game's order (keys unique, empty
+  once the match is over; ``step(state)`` is the first of them), ``awaiting`` names the
+  players missing in any of them, ``apply_timeout(state, key)`` closes the one whose
+  deadline passed (and must not leave it open), and ``audience(state, step)`` says who is
+  told when that step opens. A step with ``waiting=True`` has no deadline and lists nobody:
+  its part of the match waits until a move or a deadline elsewhere moves the match on (a
+  table that has played its hand out waits for the other). Any other game has one step
+  open at a time; :func:`open_steps` and :func:`time_out` read both kinds alike.
 * ``parse(state, player, text)`` reads the cleaned text of a mail and returns a
   :class:`Parsed`: the moves, in order, and the lines (or the parts of lines) that
   were read but are not part of any move (``ignored``, in order; the receipt lists
@@ -31,6 +41,10 @@ and storage; the engine owns the rules.
   not acted get the game's default action. It may open an *extension* step, never
   leave the same step open. Once the match is over, ``apply_move`` rejects every move
   (``changed=False``) and ``apply_timeout`` raises :class:`GameError`.
+* ``with_holdings(state, {currency: {player: n}})`` (a game whose ``game_type.reads``
+  names season currencies besides the chips, e.g. garnets) returns a copy of the state
+  that knows the players' live balances of them: the service calls it before every mail's
+  moves and every settlement, and records them in the event, so a replay does the same.
 * ``with_balances(state, balances)`` returns a copy of the state whose chips are the
   given live season balances of its players (``{player: chips}``, whole numbers, not
   negative; anything else is a :class:`GameError`). A player's chips are one season
@@ -135,6 +149,10 @@ class Step:
     # the key of the step this one extends (a missed turn's extension): a reply to a mail
     # about that step still counts in this one
     extends: str | None = None
+    # a step nobody acts in and that has no deadline: its part of the match waits until a move
+    # or a deadline elsewhere moves the match on (a MatchJack table that has played its hand
+    # out waits there for the other table); only a game of concurrent steps has one
+    waiting: bool = False
 
 
 @dataclass
@@ -190,15 +208,29 @@ class GameType:
     # match book passes them at the start as options["names"] = {player: name}, stored
     # with the match's options, so a replay reads the same names
     names: bool = False
+    # may several steps be open at once, each with its own deadline (MatchJack's two tables)?
+    # Then ``steps(state)`` lists them, ``apply_timeout(state, key)`` closes the one named,
+    # and ``audience(state, step)`` says who is told when each one opens
+    concurrent: bool = False
+    # season currencies other than the season's chips whose live balances the engine reads
+    # (e.g. ("garnets",)): the match book passes them at the start as options["holdings"] =
+    # {currency: {player: n}} and before every move and settlement through ``with_holdings``
+    # (recorded in the event, so a replay reads the same); their movements are transfers
+    # under that currency, booked in the season ledger like any other
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.dynamics not in DYNAMICS:
             raise ValueError(f"dynamics must be one of {', '.join(DYNAMICS)}, not {self.dynamics!r}")
         if not set(self.silent_roles) <= set(self.roles) or set(self.silent_roles) == set(self.roles):
             raise ValueError("silent roles must be roles of the game, and some seat must act")
-        unknown = set(self.currencies) - {SEASON_CHIPS, MATCH_CHIPS}
+        unknown = set(self.currencies) - {SEASON_CHIPS, MATCH_CHIPS} - set(self.reads)
         if unknown or not self.currencies:
-            raise ValueError(f"currencies must be SEASON_CHIPS and/or MATCH_CHIPS, not {self.currencies!r}")
+            raise ValueError(
+                f"currencies must be SEASON_CHIPS, MATCH_CHIPS and/or currencies the game reads, not {self.currencies!r}"
+            )
+        if SEASON_CHIPS in self.reads or MATCH_CHIPS in self.reads:
+            raise ValueError("reads names season currencies other than the season's chips")
         if not self.roles:
             raise ValueError("a game has at least one seat role")
         if not self.step_kinds or any(hours <= 0 for hours in self.step_kinds.values()):
@@ -223,15 +255,42 @@ class Game(Protocol):
     def awaiting(self, state: State) -> tuple[str, ...]: ...
     def parse(self, state: State, player: str, text: str) -> Parsed: ...
     def apply_move(self, state: State, player: str, move: Move) -> Applied: ...
-    def apply_timeout(self, state: State) -> State: ...
+    def apply_timeout(self, state: State, key: str | None = None) -> State: ...
     def with_balances(self, state: State, balances: dict[str, int]) -> State: ...
     def view(self, state: State, player: str | None) -> dict[str, Any]: ...
     def result(self, state: State) -> Result | None: ...
     def form(self, state: State, player: str) -> str: ...
     def standings(self, state: State) -> list[str]: ...
-    def audience(self, state: State) -> tuple[str, ...]: ...
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]: ...
     def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]: ...
     def hidden_variants(self, state: State, player: str, rnd: random.Random) -> list[State]: ...
+
+
+class Concurrent(Protocol):
+    """What a game of concurrent steps (``game_type.concurrent``) adds to :class:`Game`."""
+
+    def steps(self, state: State) -> tuple[Step, ...]: ...
+    def with_holdings(self, state: State, holdings: dict[str, dict[str, int]]) -> State: ...
+
+
+def open_steps(game: Game, state: State) -> tuple[Step, ...]:
+    """Every step open in ``state``: a game of concurrent steps lists them (``steps``), any
+    other game has its one ``step`` or none. Empty once the match is over."""
+    if game.game_type.concurrent:
+        return tuple(game.steps(state))  # type: ignore[attr-defined]
+    one = game.step(state)
+    return () if one is None else (one,)
+
+
+def time_out(game: Game, state: State, key: str | None) -> State:
+    """``apply_timeout`` for the step ``key``: a game of concurrent steps is told which step's
+    deadline passed; any other has one step open, and is asked as it always was."""
+    return game.apply_timeout(state, key) if game.game_type.concurrent else game.apply_timeout(state)
+
+
+def timed_steps(game: Game, state: State) -> tuple[Step, ...]:
+    """The open steps that have a deadline (every one but the waiting steps)."""
+    return tuple(s for s in open_steps(game, state) if not s.waiting)
 
 
 def clone(data: Any) -> Any:

@@ -567,7 +567,7 @@ class BettingMinority:
             return tuple(p for p in step.players if state["send"]["sent"][p] is None)
         return step.players
 
-    def audience(self, state: State) -> tuple[str, ...]:
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
         """The first mail of the match (the starting-marker step) goes to every seat, so the
         participants get their lists (those without an address are never mailed); every
         later step, and the end, only to the two DM players (ruling 3)."""
@@ -763,7 +763,7 @@ class BettingMinority:
 
     # ----------------------------------------------------------------- deadlines
 
-    def apply_timeout(self, state: State) -> State:
+    def apply_timeout(self, state: State, key: str | None = None) -> State:
         """The open step's deadline (RULINGS): the marker stays with the DMO; a DM player who
         sent nobody places nobody, and if neither sent, the remaining participants are placed
         at random and the phase ends; a missed betting turn is extended once and counts as

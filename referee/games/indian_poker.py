@@ -404,7 +404,7 @@ class IndianPoker:
         _Hand(new).after_action()
         return Applied(new, True)
 
-    def apply_timeout(self, state: State) -> State:
+    def apply_timeout(self, state: State, key: str | None = None) -> State:
         """Ruling "Timeout": with nothing to call, CALL (the showdown on equal bets); facing a
         raise, FOLD; the penalty for folding a 10 still applies."""
         if state["result"] is not None:
@@ -516,7 +516,7 @@ class IndianPoker:
             left.remove(card)
         return left
 
-    def audience(self, state: State) -> tuple[str, ...]:
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
         """Every player is told of every step (and of the end)."""
         return tuple(state["players"])
 

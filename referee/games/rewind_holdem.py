@@ -601,7 +601,7 @@ class RewindHoldem:
         _Play(new, step_key(table["round"], table["turn"])).act(player, action, rewind=rewind, timeout=False)
         return Applied(new, True)
 
-    def apply_timeout(self, state: State) -> State:
+    def apply_timeout(self, state: State, key: str | None = None) -> State:
         """TIMEOUT (as in Indian Poker): with nothing to call, CALL (on equal bets the
         showdown); facing a raise, FOLD. Penalties still apply; no REWIND."""
         if state["result"] is not None:
@@ -709,7 +709,7 @@ class RewindHoldem:
             return None
         return {"player": rnd["to_act"], "timeout": betting.command_text(betting.default_action(rnd))}
 
-    def audience(self, state: State) -> tuple[str, ...]:
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
         """Every player is told of every step (and of the end)."""
         return tuple(state["players"])
 

@@ -1128,7 +1128,7 @@ class StationaryRoulette:
         problems = bet_problems(bet)
         return (" ".join(problems) if problems else None), bet
 
-    def apply_timeout(self, state: State) -> State:
+    def apply_timeout(self, state: State, key: str | None = None) -> State:
         if state["result"] is not None:
             raise GameError("The match is over; there is no round to close.")
         new = _copy(state)
@@ -1259,7 +1259,7 @@ class StationaryRoulette:
         roulette: dict[str, Any] | None = state["roulettes"][player][state["round"] - 1]  # copied by view()
         return roulette
 
-    def audience(self, state: State) -> tuple[str, ...]:
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
         """Every player is told of every step (and of the end)."""
         return tuple(state["players"])
 

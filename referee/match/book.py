@@ -21,14 +21,14 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from referee.archive import chain
 from referee.games import GAMES
-from referee.games.base import SEASON_CHIPS, Game, GameError, State
-from referee.match import seals
+from referee.games.base import SEASON_CHIPS, Game, GameError, State, Step, open_steps, time_out
+from referee.match import opensteps, seals
 from referee.store import rows
 from referee.store.balances import Balances
 from referee.store.models import Event, LedgerEntry, Match, Seat
 from referee.timefmt import iso
 
-__all__ = ["MATCH_CONTEXT", "MatchBook", "next_reminder", "replay", "replayed"]
+__all__ = ["MATCH_CONTEXT", "MatchBook", "replay", "replayed"]
 
 log = logging.getLogger("referee")
 
@@ -51,12 +51,14 @@ def replayed(game: Game, match: Match, events: Sequence[Event]) -> Iterator[tupl
     state = game.initial_state(match.seed, players, match.options)
     yield None, state
     for ev in events:
+        if "holdings" in ev.payload:  # a game that reads season currencies read these then
+            state = game.with_holdings(state, ev.payload["holdings"])  # type: ignore[attr-defined]
         if ev.kind == "move":
             state = game.apply_move(state, ev.player, ev.payload["move"]).state
         elif ev.kind == "timeout":
             if "balances" in ev.payload:
                 state = game.with_balances(state, ev.payload["balances"])
-            state = game.apply_timeout(state)
+            state = time_out(game, state, getattr(ev, "step_key", None))  # the step whose deadline passed
         yield ev, state
 
 
@@ -82,6 +84,24 @@ class MatchBook:
         needs one (a batch of mails that closes no step and starts no match needs none)."""
         self.balances(session).expect((m.season_id, seat.player.key) for m in matches for seat in m.seats)
 
+    def holdings(self, session: Session, match: Match) -> dict[str, dict[str, int]]:
+        """The live season balances of the currencies the match's game reads besides the
+        season's chips (``GameType.reads``): {currency: {player: n}}; {} for most games."""
+        live = self.balances(session)
+        return {
+            currency: {seat.player.key: live.get(match.season_id, seat.player.key, currency) for seat in match.seats}
+            for currency in GAMES[match.game].game_type.reads
+        }
+
+    def with_holdings(self, session: Session, match: Match, state: State) -> tuple[State, dict[str, Any]]:
+        """``state`` with the live holdings of a game that reads season currencies, and what to
+        record in the event for a replay (``{"holdings": ...}``); else ``state`` and {}."""
+        game = GAMES[match.game]
+        if not game.game_type.reads:
+            return state, {}
+        held = self.holdings(session, match)
+        return game.with_holdings(state, held), {"holdings": held}  # type: ignore[attr-defined]
+
     # ------------------------------------------------------------------ lifecycle
 
     def start(self, session: Session, match: Match) -> None:
@@ -98,6 +118,9 @@ class MatchBook:
             # a game that matches seats by name in mail reads the names the season gives them
             # now; stored with the options, so a replay reads the same ones
             options["names"] = {seat.player.key: seat.player.name for seat in match.seats}
+        if game.game_type.reads:
+            # a game that reads season currencies (garnets) starts from the ledger's balances
+            options["holdings"] = self.holdings(session, match)
         match.options = options
         state = game.initial_state(match.seed, players, options)
         match.status = "running"
@@ -107,24 +130,26 @@ class MatchBook:
 
     @staticmethod
     def close_due(match: Match, until: datetime) -> bool:
-        """Is the open step's deadline at or before ``until``? (A step closes at its deadline,
+        """Is an open step's deadline at or before ``until``? (A step closes at its deadline,
         so a mail that arrives exactly then is late.)"""
         return match.status == "running" and match.deadline is not None and match.deadline <= until
 
     def close_step(self, session: Session, match: Match) -> datetime:
-        """Close the open step at its deadline with the rules' defaults; returns the deadline."""
+        """Close the open step whose deadline comes first, at that deadline, with the rules'
+        defaults; returns the deadline."""
         game = GAMES[match.game]
         at = match.deadline
         step_key = match.step_key
-        step = game.step(match.state)
-        missing = game.awaiting(match.state)
+        assert at is not None and step_key is not None
+        step = next(s for s in open_steps(game, match.state) if s.key == step_key)
+        missing = [p for p in game.awaiting(match.state) if p in step.players]
         # The settlement is judged against what each player holds in the season right now
         # (other matches settle too): the ledger's balance, recorded for replays.
         live = self.balances(session)
         balances = {seat.player.key: live.get(match.season_id, seat.player.key) for seat in match.seats}
-        state = game.apply_timeout(game.with_balances(match.state, balances))
-        after = game.step(state)
-        if after is not None and after.key == step_key:
+        state, held = self.with_holdings(session, match, match.state)
+        state = time_out(game, game.with_balances(state, balances), step_key)
+        if any(s.key == step_key for s in open_steps(game, state)):
             # a deadline must move the match on, or its deadline would stay due forever
             raise GameError(f"{game.name}: apply_timeout left step {step_key} open")
         self.log_event(
@@ -132,7 +157,7 @@ class MatchBook:
             match,
             "timeout",
             None,
-            {"missing": list(missing), "title": step.title, "balances": balances},
+            {"missing": missing, "title": step.title, "balances": balances, **held},
             at,
             step_key=step_key,
         )
@@ -161,7 +186,7 @@ class MatchBook:
         seals of the accepted moves of a simultaneous step (:mod:`referee.match.seals`), for
         the receipt; the step's close reveals them."""
         game = GAMES[match.game]
-        step = game.step(match.state)
+        step = self.step_of(match, player)
         sealing = step is not None and step.simultaneous
         made: list[dict[str, Any]] = []
         for payload in logged:
@@ -171,7 +196,16 @@ class MatchBook:
             # a sealed move says so in its event, so the archive lists the seals its receipts gave
             # (in a game of mixed steps only some moves are sealed)
             logged_payload = {**payload, "nonce": nonce, **({"sealed": True} if sealed else {})}
-            self.log_event(session, match, "move", player, logged_payload, at, inbound_id=inbound_id)
+            self.log_event(
+                session,
+                match,
+                "move",
+                player,
+                logged_payload,
+                at,
+                step_key=step.key if step is not None else None,
+                inbound_id=inbound_id,
+            )
             if sealed:
                 made.append(seals.seal(match.key, step.key, player, payload["move"], nonce, match.last_event_seq))
         if made:
@@ -182,9 +216,18 @@ class MatchBook:
         self.save_state(session, match, game, state, at)
         return made
 
+    @staticmethod
+    def step_of(match: Match, player: str) -> Step | None:
+        """The open step ``player`` may act in (in most games the one open step), else the
+        open step due first: where a move of theirs belongs (its event's step)."""
+        steps = open_steps(GAMES[match.game], match.state) if match.state is not None else ()
+        mine = next((s for s in steps if player in s.players), None)
+        return mine or next((s for s in steps if s.key == match.step_key), steps[0] if steps else None)
+
     def save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         """Store the new state, copy its new movements into the ledger (each under its
-        currency), and (re)open the step; at the end, book the result and its awards."""
+        currency), and keep its open steps: a step that is new opens at ``at`` with its own
+        deadline, a step still open keeps its own; at the end, book the result and its awards."""
         old = match.state or {"transfers": []}
         done = len(old["transfers"])
         for seq, t in enumerate(state["transfers"][done:], start=done):
@@ -200,33 +243,53 @@ class MatchBook:
                 at,
                 t.get("currency", SEASON_CHIPS),
             )
+        before = opensteps.listed(match)
         match.state = state
-        step = game.step(state)
-        if step is None:
+        steps = open_steps(game, state)
+        if not steps:
             if match.status != "finished":
-                self._reveal_seals(match)
+                self._reveal_seals(match, [s.key for s in before])
                 self._finish(session, match, game, state, at)
             return
-        if step.key != match.step_key:
-            self._reveal_seals(match)
-            match.step_key, match.step_kind, match.step_opened_at = step.key, step.kind, at
-            match.deadline = at + timedelta(seconds=match.timing["steps"][step.kind])
-            match.remind_at = next_reminder(match, after=at)
+        kept = {s.key: s for s in before}
+        now_open: list[opensteps.OpenStep] = []
+        for step in steps:
+            entry = kept.get(step.key)
+            if entry is None:
+                deadline = None if step.waiting else at + timedelta(seconds=match.timing["steps"][step.kind])
+                entry = opensteps.OpenStep(step.key, step.kind, at, deadline)
+                entry.remind_at = opensteps.next_reminder(match.timing.get("reminders", []), entry, after=at)
+            now_open.append(entry)
+        still = {s.key for s in steps}
+        closed = [s.key for s in before if s.key not in still]
+        if closed:
+            self._reveal_seals(match, closed)
+        opensteps.store(match, now_open)
 
     @staticmethod
-    def _reveal_seals(match: Match) -> None:
-        """The open step is closing: its seals become the ones its closing mails reveal (the
-        previous step's are no longer news)."""
+    def _reveal_seals(match: Match, closed: Sequence[str]) -> None:
+        """Steps are closing: their seals become the ones their closing mails reveal (those of
+        the step closed before are no longer news); the seals of steps still open stay sealed.
+        (Every seal names its step; in most games one step is open at a time.)"""
         opened = (match.seals or {}).get("open") or {}
-        if opened or match.seals:
-            revealed = {"step": match.step_key, "players": opened} if opened else None
-            match.seals = {"open": {}, "revealed": revealed}
+        if not (opened or match.seals):
+            return
+        shut = set(closed)
+        revealed: dict[str, list[dict[str, Any]]] = {}
+        still: dict[str, list[dict[str, Any]]] = {}
+        for player, made in opened.items():
+            for one in made:
+                (revealed if one["step"] in shut else still).setdefault(player, []).append(one)
+        steps = [key for key in closed if any(one["step"] == key for made in revealed.values() for one in made)]
+        told = {"step": steps[0], "players": revealed} if revealed else None
+        match.seals = {"open": still, "revealed": told}
 
     def _finish(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         result = game.result(state)
         match.status, match.finished_at = "finished", at
         match.result = asdict(result) if result else None
         match.step_key = match.step_kind = match.deadline = match.remind_at = None
+        match.open_steps = []
         if result is not None:
             seq = len(state["transfers"])
             for currency, amounts in sorted(result.awards.items()):
@@ -265,8 +328,7 @@ class MatchBook:
             currency=currency,
         )
         session.add(entry)
-        if currency == SEASON_CHIPS:
-            self.balances(session).post(entry)
+        self.balances(session).post(entry)  # the live balances it keeps move with the entry
 
     @staticmethod
     def log_event(
@@ -295,14 +357,3 @@ class MatchBook:
         row["digest"], row["hash"] = chain.stamp(match.last_event_hash or chain.GENESIS, match.key, row)
         match.last_event_hash = row["hash"]
         rows.add(session, EVENTS, row)  # a plain row, written with the batch (referee.store.rows)
-
-
-def next_reminder(match: Match, *, after: datetime) -> datetime | None:
-    """The earliest reminder instant for the open step that is still ahead of ``after``."""
-    if match.deadline is None:
-        return None
-    for offset in sorted(match.timing.get("reminders", []), reverse=True):
-        at = match.deadline - timedelta(seconds=offset)
-        if at > after and at > (match.step_opened_at or after):
-            return at
-    return None

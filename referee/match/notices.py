@@ -11,6 +11,7 @@ player without an address (one who sits only at silent seats) is never mailed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -18,10 +19,11 @@ from sqlalchemy.orm import Session
 
 from referee.config import ServiceConfig
 from referee.games import GAMES
+from referee.games.base import Step, open_steps
 from referee.mail import tokens
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
-from referee.match.book import next_reminder
+from referee.match import opensteps
 from referee.render import render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
@@ -38,47 +40,83 @@ class Notices:
         self.loop_value = config.mail.domain
 
     def announce_step(
-        self, session: Session, match: Match, at: datetime, *, first: bool = False, mover: str | None = None
+        self,
+        session: Session,
+        match: Match,
+        at: datetime,
+        *,
+        since: Collection[str] = (),
+        first: bool = False,
+        mover: str | None = None,
     ) -> None:
         """The mail each player of the game's audience gets when a step opens (or the match
-        ends): what happened, what to do now, by when. The first one of a match starts each
-        player's thread. ``mover``, whose move opened the step, is not among them: the
-        receipt for that move tells them (with the form when it is their turn again). A
-        player without an address (at a silent seat) is never mailed."""
-        step = match.step_key or "final"
-        told = set(GAMES[match.game].audience(match.state)) - {mover}
-        for seat in match.seats:
-            if seat.player.key not in told or seat.player.email is None:
-                continue
-            self.mail_player(
-                session,
-                "step",
-                match,
-                seat.player,
-                dedupe=f"step:{match.key}:{step}:{seat.player.key}",
-                at=at,
-                thread_root=first,
-            )
-
-    def remind(self, session: Session, match: Match, now: datetime) -> int:
-        """Remind the players who still owe a submission, once per configured offset (a
-        player without an address is never mailed)."""
+        ends): what happened, what to do now, by when. ``since``: the keys of the steps open
+        before the change; every step open now that is not among them has just opened, and
+        its audience (``audience(state, step)``) is told, in the game's order (in most games
+        one step opens as the one before closes). The first mail of a match starts each
+        player's thread. ``mover``, whose move opened a step, is not told: the receipt for
+        that move tells them (with the form when it is their turn again). A player without an
+        address (at a silent seat) is never mailed."""
         game = GAMES[match.game]
-        offset = int((match.deadline - match.remind_at).total_seconds())
-        sent = 0
-        for seat in match.seats:
-            if seat.player.key in game.awaiting(match.state) and seat.player.email is not None:
+        if match.status == "finished":
+            if not (since or first):
+                return
+            news: list[tuple[str, Step | None, set[str]]] = [("final", None, set(game.audience(match.state)))]
+        else:
+            news = [
+                (step.key, step, set(game.audience(match.state, step)))
+                for step in open_steps(game, match.state)
+                if step.key not in since
+            ]
+        rooted: set[str] = set()  # the thread root is the first mail a player gets of the match
+        for key, step, told in news:
+            for seat in match.seats:
+                who = seat.player.key
+                if who not in told or who == mover or seat.player.email is None:
+                    continue
                 self.mail_player(
                     session,
-                    "reminder",
+                    "step",
                     match,
                     seat.player,
-                    at=now,
-                    dedupe=f"reminder:{match.key}:{match.step_key}:{seat.player.key}:{offset}",
-                    extra={"left": duration(match.deadline - now)},
+                    dedupe=f"step:{match.key}:{key}:{who}",
+                    at=at,
+                    thread_root=first and who not in rooted,
+                    about=step,
                 )
-                sent += 1
-        match.remind_at = next_reminder(match, after=now)
+                rooted.add(who)
+
+    def remind(self, session: Session, match: Match, now: datetime) -> int:
+        """Remind the players who still owe a submission in an open step whose reminder is
+        due, once per configured offset (a player without an address is never mailed)."""
+        game = GAMES[match.game]
+        steps = {s.key: s for s in open_steps(game, match.state)}
+        awaited = set(game.awaiting(match.state))
+        reminders = match.timing.get("reminders", [])
+        entries = opensteps.listed(match)
+        sent = 0
+        for entry in entries:
+            if entry.remind_at is None or entry.remind_at > now:
+                continue
+            step = steps.get(entry.key)
+            if entry.deadline is not None and entry.deadline > now and step is not None:
+                offset = int((entry.deadline - entry.remind_at).total_seconds())
+                for seat in match.seats:
+                    who = seat.player.key
+                    if who in awaited and who in step.players and seat.player.email is not None:
+                        self.mail_player(
+                            session,
+                            "reminder",
+                            match,
+                            seat.player,
+                            at=now,
+                            dedupe=f"reminder:{match.key}:{entry.key}:{who}:{offset}",
+                            extra={"left": duration(entry.deadline - now)},
+                            about=step,
+                        )
+                        sent += 1
+            entry.remind_at = opensteps.next_reminder(reminders, entry, after=now)
+        opensteps.store(match, entries)
         return sent
 
     def mail_player(
@@ -94,13 +132,14 @@ class Notices:
         extra: dict[str, Any] | None = None,
         thread_root: bool = False,
         inbound_id: int | None = None,
+        about: Step | None = None,
     ) -> None:
         """Render, compose and put one mail in the outbox (see the module docstring). A
         player without an address (who sits only at silent seats) is never mailed: nothing
-        is written for them."""
+        is written for them. ``about``: the step the mail is about (see :meth:`context`)."""
         if player.email is None:
             return
-        context = self.context(match, player)
+        context = self.context(match, player, about)
         context.update(extra or {})
         game_name = match.game if match is not None else "common"
         rendered = render_mail(game_name, kind, context)
@@ -144,7 +183,7 @@ class Notices:
                 data,
                 at,
                 match_id=match.id if match else None,
-                step_key=match.step_key if match else None,
+                step_key=context["step"]["key"] if context["step"] else None,
                 step_title=context["step"]["title"] if context["step"] else None,
                 inbound_id=inbound_id,
             ),
@@ -178,7 +217,12 @@ class Notices:
         # Written now, not with the batch: the key is unique, and a second writer must find it.
         return rows.insert_once(session, OUTBOX, values, "dedupe_key")
 
-    def context(self, match: Match | None, player: Player) -> dict[str, Any]:
+    def context(self, match: Match | None, player: Player, about: Step | None = None) -> dict[str, Any]:
+        """What a template sees. ``step`` is the step the mail is about: the open step the
+        player may act in, else ``about`` (the step just opened, or reminded of), else the
+        open step due first; ``deadline`` is its deadline in the player's time zone (None for
+        a waiting step). ``steps`` lists every open step (several in a game of concurrent
+        steps), each with its deadline."""
         ctx: dict[str, Any] = {
             "player": person(player),
             "match": None,
@@ -188,6 +232,7 @@ class Notices:
             "form": None,
             "step": None,
             "deadline": None,
+            "steps": [],
             "result": None,
             "reply_to": None,
             "sealed": [],  # a receipt's seals of the moves it accepted (referee.match.seals)
@@ -199,7 +244,13 @@ class Notices:
         seat = next(s for s in match.seats if s.player_id == player.id)
         others = [person(s.player) for s in match.seats if s.player_id != player.id]
         state = match.state
-        step = game.step(state) if state is not None else None
+        steps = open_steps(game, state) if state is not None and match.status == "running" else ()
+        step = (
+            next((s for s in steps if player.key in s.players), None)
+            or (about if about is not None and about in steps else None)
+            or next((s for s in steps if s.key == match.step_key), steps[0] if steps else None)
+        )
+        deadlines = {e.key: e.deadline for e in opensteps.listed(match)}
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
         ctx.update(
             {
@@ -209,13 +260,27 @@ class Notices:
                 "view": game.view(state, player.key) if state is not None else None,
                 "form": game.form(state, player.key) if step is not None else None,
                 "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
-                "deadline": local_time(match.deadline, player.timezone) if step and match.deadline else None,
+                "deadline": _local(deadlines.get(step.key), player.timezone) if step else None,
+                "steps": [
+                    {
+                        "key": s.key,
+                        "kind": s.kind,
+                        "title": s.title,
+                        "players": list(s.players),
+                        "deadline": _local(deadlines.get(s.key), player.timezone),
+                    }
+                    for s in steps
+                ],
                 "result": match.result if match.status == "finished" else None,
                 "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
                 "revealed": _revealed(match, player.key),
             }
         )
         return ctx
+
+
+def _local(at: datetime | None, tz: str) -> str | None:
+    return None if at is None else local_time(at, tz)
 
 
 def _revealed(match: Match, player: str) -> dict[str, Any] | None:

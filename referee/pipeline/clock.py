@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from referee.pipeline import BATCH, batch_work
+from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
 from referee.store.db import Store
@@ -90,8 +91,9 @@ class Clock:
         players after each (the mail shows that step's results and the step it opened)."""
         closed = 0
         while self.book.close_due(match, until):
+            before = [entry.key for entry in opensteps.listed(match)]
             at = self.book.close_step(session, match)
-            self.notices.announce_step(session, match, at)
+            self.notices.announce_step(session, match, at, since=before)
             closed += 1
         return closed
 

@@ -35,11 +35,12 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from referee.pipeline import BATCH, batch_work
 from referee.games import GAMES
-from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, State
+from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, State, Step, open_steps
 from referee.mail import guards, tokens
 from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
 from referee.mail.parse import Body, Headers, parse_body, parse_headers
+from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.bounce_book import BounceBook
 from referee.pipeline.ingest import TOO_LARGE
@@ -601,17 +602,19 @@ class _SeatMail:
         if parsed is None:
             assert error is not None
             return self.reject(error.reason, error.line, body=body)
-        state = match.state
+        # A game that reads season currencies (garnets) judges the moves on the live holdings,
+        # recorded with the first move for a replay.
+        state, held = self.judge_.book.with_holdings(session, match, match.state)
         # A mail is all or nothing: every move in it is accepted, or none is recorded -- except
         # where the rules punish a well-formed illegal move: the penalty stands (with the moves
         # before it, on which it was computed).
-        step_before = match.step_key
+        steps_before = [entry.key for entry in opensteps.listed(match)]  # what the mail's moves open is news
         logged: list[dict[str, Any]] = []
         for move in parsed.moves:
             applied = self.game.apply_move(state, self.player.key, move)
             if applied.changed:
                 state = applied.state
-                logged.append({"move": move, "accepted": applied.accepted})
+                logged.append({"move": move, "accepted": applied.accepted, **({} if logged else held)})
             if not applied.accepted:
                 if applied.changed:
                     self._record(logged, state)
@@ -630,9 +633,8 @@ class _SeatMail:
             inbound_id=self.row.id,
             extra={"ignored": _quote(parsed.ignored), "truncated": body.truncated, "sealed": sealed},
         )
-        if match.step_key != step_before:
-            # the others hear of the new step; the mover's receipt above says what happens now
-            self.notices.announce_step(session, match, self.row.received_at, mover=self.player.key)
+        # the others hear of each new step (or the end); the mover's receipt above says what happens now
+        self.notices.announce_step(session, match, self.row.received_at, since=steps_before, mover=self.player.key)
         return Decision("accepted", None, f"{len(logged)} move(s) for {match.key}")
 
     def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
@@ -702,19 +704,30 @@ class _SeatMail:
             self.session, self.match, self.player.key, logged, state, self.row.received_at, inbound_id=self.row.id
         )
 
+    def _still_open(self, answered_step: str) -> bool:
+        """Is the step a mail of ours was about still open, or extended by an open step?"""
+        return any(s.key == answered_step or s.extends == answered_step for s in self._open())
+
+    def _open(self) -> tuple[Step, ...]:
+        return open_steps(self.game, self.match.state) if self.match.status == "running" else ()
+
+    def _now_open(self) -> Step | None:
+        """The open step to name in an answer: the one the player may act in, else the one due first."""
+        steps = self._open()
+        mine = next((s for s in steps if self.player.key in s.players), None)
+        return mine or next((s for s in steps if s.key == self.match.step_key), steps[0] if steps else None)
+
     def _stale_reply(self) -> str | None:
         """In a game of turns, a reply to one of our mails about a turn that is over is not
         moved to the turn open now, however that turn ended: the player wrote it without
         knowing what happened since. Only the mail it replies to (In-Reply-To) decides."""
         answered = self._answered()
-        if answered is None or answered[2] == self.match.step_key:
+        if answered is None or self._still_open(answered[2]):
             return None
         was = answered[3] or "an earlier turn"
-        step = self.game.step(self.match.state)
+        step = self._now_open()
         if step is None:
             return None  # the match is over: said before this check
-        if step.extends is not None and answered[2] == step.extends:
-            return None  # the open step extends the one the mail answers: it still counts
         if self.player.key in step.players:
             now = (
                 f"Now it is {step.title}, and your turn: the choices you have now and the form are below, "
@@ -722,7 +735,8 @@ class _SeatMail:
             )
         else:
             others = ", ".join(s.player.name for s in self.match.seats if s.player.key in step.players)
-            now = f"Now it is {step.title}, {others}'s turn: you have nothing to send until you get our next mail."
+            whose = f", {others}'s turn" if others else ""
+            now = f"Now it is {step.title}{whose}: you have nothing to send until you get our next mail."
         return f"Your mail answers our mail about {was}, which is over; so nothing in it was recorded. {now}"
 
     def _late_reply(self) -> str | None:
@@ -734,11 +748,9 @@ class _SeatMail:
         if answered is None:
             return None
         step = answered[2]
-        if step == self.match.step_key:
-            return None
-        now_open = self.game.step(self.match.state)
-        if now_open is not None and now_open.extends == step:
-            return None  # the open step extends the one the mail answers: it still counts
+        if self._still_open(step):
+            return None  # still open, or extended by the open step: it still counts
+        now_open = self._now_open()
         closed = self.session.scalars(
             select(Event).where(Event.match_id == self.match.id, Event.kind == "timeout", Event.step_key == step)
         ).first()

@@ -116,12 +116,18 @@ class Match(Base):
     # scheduled -> running -> finished
     status: Mapped[str] = mapped_column(String(16), default="scheduled", index=True)
     state: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # the open step whose deadline comes first (with step_kind, step_opened_at, deadline): in
+    # most games the only open step; a game of concurrent steps lists them all in open_steps
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     step_kind: Mapped[str | None] = mapped_column(String(64), nullable=True)
     step_opened_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     deadline: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, index=True)
-    # when the next reminder for the open step is due (None: no reminder pending)
+    # when the next reminder for an open step is due (None: no reminder pending)
     remind_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, index=True)
+    # every open step, in the game's order: [{"key", "kind", "opened_at", "deadline",
+    # "remind_at"}], instants as ISO 8601 UTC, deadline and remind_at None for a waiting step
+    # (referee.match.opensteps); the columns above are the one of these whose deadline is first
+    open_steps: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
     # optimistic lock: every change bumps it, so two closers cannot both close a step
     version: Mapped[int] = mapped_column(Integer, default=0)
     # seq of the match's last event (saves a MAX() query per event; events are unique by seq)
@@ -160,6 +166,8 @@ class Event(Base):
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
     seq: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))  # start | move | timeout
+    # the open step whose deadline comes first (with step_kind, step_opened_at, deadline): in
+    # most games the only open step; a game of concurrent steps lists them all in open_steps
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     player: Mapped[str | None] = mapped_column(String(64), nullable=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -224,6 +232,8 @@ class Outbox(Base):
     message_id: Mapped[str] = mapped_column(String(400), index=True)
     kind: Mapped[str] = mapped_column(String(32))  # step | receipt | error | reminder | notice
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True, index=True)
+    # the open step whose deadline comes first (with step_kind, step_opened_at, deadline): in
+    # most games the only open step; a game of concurrent steps lists them all in open_steps
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the step open when written
     step_title: Mapped[str | None] = mapped_column(String(200), nullable=True)  # its title, for a stale reply
     to_addr: Mapped[str] = mapped_column(String(320))
@@ -282,5 +292,7 @@ class LedgerEntry(Base):
     currency: Mapped[str] = mapped_column(String(32), default="chips", server_default="chips")
     amount: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(200))
+    # the open step whose deadline comes first (with step_kind, step_opened_at, deadline): in
+    # most games the only open step; a game of concurrent steps lists them all in open_steps
     step_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     at: Mapped[datetime] = mapped_column(UTCDateTime)

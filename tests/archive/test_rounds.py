@@ -21,7 +21,8 @@ def stamped(out) -> list[SimpleNamespace]:
     start = SimpleNamespace(kind="start", player=None, payload={"options": out.options}, at=T0, step_key=None)
     events = [start]
     for i, ev in enumerate(out.events, start=1):
-        events.append(SimpleNamespace(**vars(ev), at=T0 + timedelta(hours=i), step_key=f"s{i}"))
+        # a deadline keeps the step it closed (a game of concurrent steps is told which); a move gets a name of its own
+        events.append(SimpleNamespace(**{**vars(ev), "at": T0 + timedelta(hours=i), "step_key": ev.step_key or f"s{i}"}))
     return events
 
 

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from referee.games.base import Game, State
+from referee.games.base import Game, State, open_steps
 from referee.render import template_dir
 
 TEMPLATES = FileSystemLoader(str(template_dir()))
@@ -39,7 +39,9 @@ def mail_context(
 ) -> dict[str, Any]:
     """``names``: every seated player's key -> display name, in seat order. ``ignored``:
     the lines of the player's mail the parse read but did not use (shown in a receipt)."""
-    step = game.step(state)
+    steps = open_steps(game, state)
+    # the step the mail is about, as Notices.context picks it: the player's own, else the first
+    step = next((s for s in steps if player in s.players), steps[0] if steps else None)
     result = game.result(state)
     others = [person(q, n) for q, n in names.items() if q != player]
     return {
@@ -50,7 +52,17 @@ def mail_context(
         "view": game.view(state, player),
         "form": None if step is None else game.form(state, player),
         "step": None if step is None else {"key": step.key, "kind": step.kind, "title": step.title},
-        "deadline": None if step is None else DEADLINE,
+        "deadline": None if step is None or step.waiting else DEADLINE,
+        "steps": [
+            {
+                "key": s.key,
+                "kind": s.kind,
+                "title": s.title,
+                "players": list(s.players),
+                "deadline": None if s.waiting else DEADLINE,
+            }
+            for s in steps
+        ],
         "result": None if result is None else asdict(result),
         "reply_to": reply_to,
         "ignored": {"lines": list(ignored or []), "more": 0},

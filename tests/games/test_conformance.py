@@ -87,6 +87,9 @@ from referee.games.base import (
     GameError,
     GameType,
     State,
+    open_steps,
+    time_out,
+    timed_steps,
 )
 from referee.match.book import replay
 from referee.render import environment, render_mail
@@ -130,6 +133,23 @@ class Playout:
         """The live season balances: the starting ones plus the season-chip transfers so far."""
         return {p: self.season_start[p] + net(state["transfers"], p, SEASON_CHIPS) for p in self.players}
 
+    def holdings(self, state: State) -> dict[str, dict[str, int]]:
+        """The live balances of the season currencies the game reads (``GameType.reads``):
+        the starting ones plus the transfers so far, as ``MatchBook.holdings`` gives them."""
+        start = self.options.get("holdings", {})
+        return {
+            money: {p: start[money][p] + net(state["transfers"], p, money) for p in self.players}
+            for money in self.game.game_type.reads
+        }
+
+    def held(self, state: State) -> tuple[State, dict[str, Any]]:
+        """``state`` with the live holdings, and the payload entry that records them, as
+        ``MatchBook.with_holdings`` does before every move and deadline (nothing for most games)."""
+        if not self.game.game_type.reads:
+            return state, {}
+        holdings = self.holdings(state)
+        return pure(self.game.with_holdings, state, holdings), {"holdings": holdings}  # type: ignore[attr-defined]
+
     def rnd(self, *labels: object) -> random.Random:
         return random.Random(":".join(map(str, (self.game.name, self.seed, *labels))))
 
@@ -149,7 +169,7 @@ def pure(call: Callable[..., Any], state: State, *args: Any) -> Any:
     """``call(state, *args)``, checking that it leaves ``state`` as it was."""
     before = unchanged(state)
     answer = call(state, *args)
-    assert unchanged(state) == before, f"{call.__name__} changed the state it was given"
+    assert unchanged(state) == before, f"{getattr(call, '__name__', call)} changed the state it was given"
     return answer
 
 
@@ -162,35 +182,47 @@ def play(game: Game, seed: int) -> Playout:
     options: dict[str, Any] = {"chips": season_start}  # MatchBook.start passes the season balances to every game
     if game.game_type.names:  # ... and the seats' names to a game that reads them
         options["names"] = {p: f"Player {p.upper()}" for p in players}
+    if game.game_type.reads:  # ... and the holdings of the season currencies it reads (garnets)
+        options["holdings"] = {money: {p: rnd.choice([0, 2, 5, 9, 30]) for p in players} for money in game.game_type.reads}
     options = as_json(options)
     state = game.initial_state(seed, players, options)
     out = Playout(game, seed, players, options, season_start, [], [state])
     # how often a deadline passes instead of a move: some matches diligent, some sloppy
     deadlines = rnd.choice([0.15, 0.3, 0.5]) if game.game_type.dynamics == SIMULTANEOUS else rnd.choice([0.02, 0.1])
     for _ in range(MAX_EVENTS):
-        step = game.step(state)
-        assert (step is None) == (game.result(state) is not None)
-        if step is None:
+        steps = open_steps(game, state)
+        assert (not steps) == (game.result(state) is not None)
+        assert (game.step(state) is None) == (not steps) and (not steps or game.step(state) in steps)
+        if not steps:
             return out
-        movers = [(p, moves) for p in step.players if (moves := pure(game.sample_moves, state, p, rnd))]
+        assert len({s.key for s in steps}) == len(steps), "two open steps share a key"
+        timed = timed_steps(game, state)
+        assert timed, "only waiting steps are open: nothing can move the match on"
+        acting_now = list(dict.fromkeys(p for s in steps for p in s.players))
+        movers = [(p, moves) for p in acting_now if (moves := pure(game.sample_moves, state, p, rnd))]
         if movers and rnd.random() >= deadlines:
             player, moves = rnd.choice(movers)
             move = rnd.choice(moves)
-            logged = as_json({"move": move, "accepted": True})
+            state, held = out.held(state)
+            logged = as_json({"move": move, "accepted": True, **held})
             applied = pure(game.apply_move, state, player, move)
             assert applied.accepted and applied.changed, (move, applied.reason)
             assert move == logged["move"], "apply_move changed the move it was given"
-            out.events.append(SimpleNamespace(kind="move", player=player, payload=logged))
+            out.events.append(SimpleNamespace(kind="move", player=player, payload=logged, step_key=None))
             state = applied.state
         else:
+            # the deadline of one timed step passes (in a game of concurrent steps, any of them)
+            step = rnd.choice(timed) if len(timed) > 1 else timed[0]
             balances = out.balances(state)
             assert min(balances.values()) >= 0, f"a season balance went below 0: {balances}"
-            payload = as_json({"missing": list(game.awaiting(state)), "title": step.title, "balances": balances})
-            state = pure(game.apply_timeout, pure(game.with_balances, state, balances))
-            after = game.step(state)
-            assert after is None or after.key != step.key, f"apply_timeout left step {step.key} open"
-            assert after is None or after.extends in (None, step.key), "an extension names another step"
-            out.events.append(SimpleNamespace(kind="timeout", player=None, payload=payload))
+            missing = [p for p in game.awaiting(state) if p in step.players]
+            state, held = out.held(state)
+            payload = as_json({"missing": missing, "title": step.title, "balances": balances, **held})
+            state = pure(functools.partial(time_out, game), pure(game.with_balances, state, balances), step.key)
+            after = open_steps(game, state)
+            assert all(s.key != step.key for s in after), f"apply_timeout left step {step.key} open"
+            assert all(s.extends in (None, step.key) or s in steps for s in after), "an extension names another step"
+            out.events.append(SimpleNamespace(kind="timeout", player=None, payload=payload, step_key=step.key))
         out.states.append(state)
     raise AssertionError(f"{game.name} seed {seed}: no end after {MAX_EVENTS} events")
 
@@ -273,7 +305,10 @@ def test_declares_the_protocol(name: str) -> None:
     assert isinstance(game.game_type, GameType)
     gt = game.game_type
     assert gt.dynamics in DYNAMICS
-    assert set(gt.currencies) <= {SEASON_CHIPS, MATCH_CHIPS}
+    assert set(gt.currencies) <= {SEASON_CHIPS, MATCH_CHIPS, *gt.reads}
+    assert gt.concurrent == callable(getattr(game, "steps", None)), "a game of concurrent steps lists them"
+    if gt.reads:
+        assert callable(getattr(game, "with_holdings", None)), f"{name} reads {gt.reads} but has no with_holdings"
     assert 1 <= game.min_players <= len(gt.roles) <= game.max_players
     assert dict(game.step_kinds) == dict(gt.step_kinds)
     assert all(isinstance(k, str) and isinstance(v, str) and v for k, v in gt.options.items())
@@ -306,19 +341,25 @@ def test_steps_follow_the_declared_type(name: str) -> None:
     for out in playouts(name):
         game, gt = out.game, out.game.game_type
         for k, state in enumerate(out.states):
-            step = game.step(state)
-            if step is None:
+            steps = open_steps(game, state)
+            if not steps:
                 continue
-            assert step.kind in gt.step_kinds
-            if gt.dynamics != MIXED:
-                assert step.simultaneous == (gt.dynamics == SIMULTANEOUS)
-            if not step.simultaneous:
-                assert len(step.players) <= 1
-            assert set(step.players) <= set(acting(out)), "a silent seat is asked to act"
-            assert set(game.awaiting(state)) <= set(step.players)
+            assert gt.concurrent or len(steps) == 1
+            for step in steps:
+                if step.waiting:  # no deadline, nobody acts: it ends when the match moves on elsewhere
+                    assert gt.concurrent and step.players == () and not step.simultaneous
+                    continue
+                assert step.kind in gt.step_kinds
+                if gt.dynamics != MIXED:
+                    assert step.simultaneous == (gt.dynamics == SIMULTANEOUS)
+                if not step.simultaneous:
+                    assert len(step.players) <= 1
+                assert set(step.players) <= set(acting(out)), "a silent seat is asked to act"
+            acting_now = {p for step in steps for p in step.players}
+            assert set(game.awaiting(state)) <= acting_now
             for p in out.players:
-                if p not in step.players:
-                    assert game.sample_moves(state, p, out.rnd(k, p)) == [], (step, p)
+                if p not in acting_now:
+                    assert game.sample_moves(state, p, out.rnd(k, p)) == [], (steps, p)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -363,7 +404,7 @@ def match_row(out: Playout, seed: int | None = None) -> SimpleNamespace:
 def test_the_event_log_replays_the_match(name: str) -> None:
     for out in playouts(name):
         game = out.game
-        start = SimpleNamespace(kind="start", player=None, payload={"options": out.options})
+        start = SimpleNamespace(kind="start", player=None, payload={"options": out.options}, step_key=None)
         assert replay(game, match_row(out), [start, *out.events]) == out.states[-1]
         for k in out.rnd("replay").sample(range(len(out.events) + 1), min(3, len(out.events) + 1)):
             assert replay(game, match_row(out), [start, *out.events[:k]]) == out.states[k]
@@ -385,10 +426,12 @@ def test_states_and_views_survive_json(name: str) -> None:
         k = out.rnd("json").randrange(len(out.states))
         state = as_json(out.states[k])
         for ev in out.events[k:]:
+            if "holdings" in ev.payload:
+                state = game.with_holdings(state, ev.payload["holdings"])  # type: ignore[attr-defined]
             if ev.kind == "move":
                 state = game.apply_move(state, ev.player, ev.payload["move"]).state
             else:
-                state = game.apply_timeout(game.with_balances(state, ev.payload["balances"]))
+                state = time_out(game, game.with_balances(state, ev.payload["balances"]), ev.step_key)
         assert state == out.states[-1]
 
 
@@ -434,7 +477,7 @@ def test_hidden_information_stays_hidden(name: str) -> None:
         for k, state in enumerate(out.states):
             if share < 1.0 and sample.random() >= share and k != len(out.states) - 1:
                 continue  # a sample of the states (the final one always)
-            step, result = game.step(state), game.result(state)
+            step, result = open_steps(game, state), game.result(state)
             public, standings = game.view(state, None), game.standings(state)
             # every acting player at every state; silent seats (which never act, and see
             # the same kind of thing) one per state, each in turn
@@ -448,7 +491,7 @@ def test_hidden_information_stays_hidden(name: str) -> None:
                 own_moves = game.sample_moves(state, p, rnd)
                 for i, variant in enumerate(variants):
                     assert as_json(variant) == variant
-                    assert game.step(variant) == step and game.result(variant) == result
+                    assert open_steps(game, variant) == step and game.result(variant) == result
                     assert game.view(variant, p) == view
                     assert game.form(variant, p) == form
                     assert mails(game, variant, p, out.players) == mail
@@ -466,8 +509,8 @@ def test_hidden_information_stays_hidden(name: str) -> None:
                         game.view(variant, q), game.form(variant, q)
                         for move in game.sample_moves(variant, q, rnd):
                             assert game.apply_move(variant, q, move).accepted, (q, move)
-                    if step is not None:
-                        game.apply_timeout(game.with_balances(variant, out.balances(variant)))
+                    for timed in timed_steps(game, variant)[:1]:
+                        time_out(game, game.with_balances(variant, out.balances(variant)), timed.key)
 
 
 # --------------------------------------------------------------------------- Stationary Roulette

@@ -101,7 +101,7 @@ class Countdown:
     def awaiting(self, state: State) -> tuple[str, ...]:
         return () if state["result"] is not None else (state["to_act"],)
 
-    def audience(self, state: State) -> tuple[str, ...]:
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
         return tuple(state["players"])
 
     def parse(self, state: State, player: str, text: str) -> Parsed:
@@ -146,7 +146,7 @@ class Countdown:
             return no(f"You may take 1 to {most}.")
         return Applied(self._take(state, player, n, timeout=False), True)
 
-    def apply_timeout(self, state: State) -> State:
+    def apply_timeout(self, state: State, key: str | None = None) -> State:
         if state["result"] is not None:
             raise GameError("The match is over.")
         return self._take(state, state["to_act"], 1, timeout=True)

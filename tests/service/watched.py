@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.games.base import State, clone
+from referee.games.base import State, Step, clone
 from tests.service.countdown import Countdown
 
 WATCHER = "watcher"
@@ -52,7 +52,7 @@ class Watched(Countdown):
         state["watchers"] = list(players[2:])
         return state
 
-    def audience(self, state: State) -> tuple[str, ...]:
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
         return (*state["players"], *state["watchers"])
 
     def view(self, state: State, player: str | None) -> dict[str, Any]:

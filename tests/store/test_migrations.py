@@ -89,3 +89,30 @@ def test_upgrade_to_the_event_chain_chains_the_events_already_stored(tmp_path, d
         assert head == session.scalar(select(Event.hash).order_by(Event.seq.desc()).limit(1))
     assert all(check.ok for check in verify_database(store))
     store.dispose()
+
+
+def test_upgrade_to_open_steps_lists_the_open_step_of_every_running_match(tmp_path, db_url):
+    """0006 -> 0007 on data: a running match gets its one open step listed in open_steps,
+    with the same instants; the referee then goes on with it as before."""
+    from alembic import command
+    from sqlalchemy import select
+
+    from referee.match import opensteps
+    from referee.store.db import alembic_config
+    from referee.store.models import Match
+    from tests.archive.test_trust import play_rounds
+    from tests.service.harness import World
+
+    world = World(tmp_path, db_url)
+    play_rounds(world, 2)
+    with world.store.unit_of_work() as session:
+        before = opensteps.listed(session.scalar(select(Match).where(Match.key == "m1")))
+    assert [s.key for s in before] == ["round-2"]
+    world.store.dispose()
+    command.downgrade(alembic_config(db_url), "0006")
+    store = Store(db_url)
+    store.migrate()
+    with store.unit_of_work() as session:
+        match = session.scalar(select(Match).where(Match.key == "m1"))
+        assert match.open_steps is not None and opensteps.listed(match) == before
+    store.dispose()
