@@ -293,6 +293,12 @@ def timed_steps(game: Game, state: State) -> tuple[Step, ...]:
     return tuple(s for s in open_steps(game, state) if not s.waiting)
 
 
+def stored_result(state: State) -> Result | None:
+    """``result(state)`` of a game that keeps its result in ``state["result"]`` (the fields of
+    :class:`Result`, None while the match runs): a fresh copy, so no caller changes the state."""
+    return None if state["result"] is None else Result(**clone(state["result"]))
+
+
 def clone(data: Any) -> Any:
     """A deep copy of plain data (dicts, lists, str, int, float, bool, None).
 

@@ -83,6 +83,7 @@ from referee.games.base import (
     check_balances,
     clone,
     rng,
+    stored_result,
     transfer,
 )
 
@@ -921,9 +922,7 @@ class BettingMinority:
         return lines
 
     def result(self, state: State) -> Result | None:
-        if state["result"] is None:
-            return None
-        return Result(**clone(state["result"]))
+        return stored_result(state)
 
     # ----------------------------------------------------------------- for tests and bots
 

@@ -40,7 +40,6 @@ from typing import Any
 
 from referee.games import betting
 from referee.games.base import (
-    check_balances,
     MATCH_CHIPS,
     SEQUENTIAL,
     Applied,
@@ -51,8 +50,10 @@ from referee.games.base import (
     Result,
     State,
     Step,
+    check_balances,
     clone,
     rng,
+    stored_result,
     transfer,
 )
 
@@ -540,9 +541,7 @@ class IndianPoker:
         return lines
 
     def result(self, state: State) -> Result | None:
-        if state["result"] is None:
-            return None
-        return Result(**clone(state["result"]))
+        return stored_result(state)
 
     # ----------------------------------------------------------------- for tests and bots
 

@@ -55,7 +55,6 @@ from typing import Any
 
 from referee.games import betting, cards
 from referee.games.base import (
-    check_balances,
     MATCH_CHIPS,
     SEQUENTIAL,
     Applied,
@@ -67,7 +66,9 @@ from referee.games.base import (
     Result,
     State,
     Step,
+    check_balances,
     clone,
+    stored_result,
     transfer,
 )
 
@@ -728,9 +729,7 @@ class RewindHoldem:
         return lines
 
     def result(self, state: State) -> Result | None:
-        if state["result"] is None:
-            return None
-        return Result(**clone(state["result"]))
+        return stored_result(state)
 
     # ----------------------------------------------------------------- for tests and bots
 

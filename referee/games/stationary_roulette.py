@@ -51,7 +51,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.games.base import (
-    check_balances,
     HOUSE,
     SEASON_CHIPS,
     SIMULTANEOUS,
@@ -65,7 +64,9 @@ from referee.games.base import (
     Result,
     State,
     Step,
+    check_balances,
     clone,
+    stored_result,
     transfer,
 )
 
@@ -1272,9 +1273,7 @@ class StationaryRoulette:
         ]
 
     def result(self, state: State) -> Result | None:
-        if state["result"] is None:
-            return None
-        return Result(**clone(state["result"]))
+        return stored_result(state)
 
     # ----------------------------------------------------------------- for tests and bots
 
