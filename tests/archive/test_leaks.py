@@ -39,7 +39,11 @@ def season_of(game: str, matches: list[dict]) -> dict:
     """The archive tests' season, with the participants a game of more seats needs."""
     season = season_dict(matches)
     if GAMES[game].min_players > 2:
-        season["players"] = [*season["players"], *PARTICIPANTS]
+        # a player without an address may sit only at a silent seat: a game of more seats
+        # that all act (MatchJack's six players) seats them with an address each
+        silent = bool(GAMES[game].game_type.silent_roles)
+        extra = PARTICIPANTS if silent else [{"email": f"{p['id']}@example.test", **p} for p in PARTICIPANTS]
+        season["players"] = [*season["players"], *extra]
     return season
 
 

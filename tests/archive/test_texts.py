@@ -18,7 +18,7 @@ from tests.games.test_conformance import playouts
 
 NAMES = {"p1": "Ann Able", "p2": "Bo Baker"}
 T0 = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
-GAMES_WITH_TEMPLATES = ["betting-minority", "indian-poker", "rewind-holdem", "stationary-roulette"]
+GAMES_WITH_TEMPLATES = ["betting-minority", "indian-poker", "matchjack", "rewind-holdem", "stationary-roulette"]
 
 
 def context(game_name: str, view: dict[str, Any]) -> dict[str, Any]:
