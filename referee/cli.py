@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("match", help="the match id")
     p.set_defaults(func="cmd_replay")
 
-    p = sub.add_parser("demo", help="play a whole match by mail between two scripted players")
+    p = sub.add_parser("demo", help="play a whole match by mail between scripted players (--game: which game)")
     p.add_argument(
         "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"
     )
@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--game",
         default="stationary-roulette",
-        choices=("stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority"),
+        choices=("stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack"),
         help="the game to play (default stationary-roulette)",
     )
     p.add_argument(

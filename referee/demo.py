@@ -2,7 +2,8 @@
 Stationary Roulette match by mail, on an accelerated clock (``--game indian-poker`` or
 ``--game rewind-holdem``: a whole duel instead; ``--game betting-minority``: a Betting
 Minority match, the two DM players scripted, ten participants of whom four have an
-address and get their list by mail).
+address and get their list by mail; ``--game matchjack``: a 15-hand MatchJack match of
+six scripted players at two tables at once, :mod:`referee.demo_matchjack`).
 
 Everything goes through the real path: the referee delivers prompts into per-address
 Maildirs; the scripted players read them and reply like a mail client (quoting the
@@ -62,7 +63,16 @@ MISSED_ROUND = 5  # bob sends nothing this round
 
 DUELS = ("indian-poker", "rewind-holdem")
 MINORITY = "betting-minority"
-GAMES_DEMOED = (GAME, *DUELS, MINORITY)
+MATCHJACK = "matchjack"
+GAMES_DEMOED = (GAME, *DUELS, MINORITY, MATCHJACK)
+# MatchJack's six: alice and bob, and these four (key -> name, time zone), all with an address
+MATCHJACK_PLAYERS = {
+    "chiara": ("Chiara Rossi", "Europe/Rome"),
+    "kenji": ("Kenji Sato", "Asia/Tokyo"),
+    "priya": ("Priya Nair", "Asia/Kolkata"),
+    "tomas": ("Tomás Silva", "America/Sao_Paulo"),
+}
+MATCHJACK_GARNETS = 12  # the season's starting garnets: FOLD STAYSET costs 5
 TRANSPORTS = ("maildir", "imap")
 
 
@@ -79,6 +89,10 @@ def run_demo(
     of its own; ``install``: the Debian packages installed first when missing)."""
     if game == MINORITY:
         return run_minority_demo(folder, seed=seed, transport=transport, install=install, out=out)
+    if game == MATCHJACK:
+        from referee.demo_matchjack import run_matchjack_demo
+
+        return run_matchjack_demo(folder, seed=seed, transport=transport, install=install, out=out)
     if game != GAME:
         return run_duel_demo(folder, seed=seed, game=game, transport=transport, install=install, out=out)
     check_folder(folder)  # before a mail stack is started for nothing
@@ -593,6 +607,8 @@ def _set_up(
 def seated(game: str) -> dict[str, tuple[str, str, bool]]:
     """The demo match's players in seat order: key -> (name, time zone, has an address)."""
     players = {key: (name, tz, True) for key, (name, tz) in PLAYERS.items()}
+    if game == MATCHJACK:
+        return {**players, **{key: (name, tz, True) for key, (name, tz) in MATCHJACK_PLAYERS.items()}}
     return {**players, **PARTICIPANTS} if game == MINORITY else players
 
 
@@ -839,7 +855,7 @@ dir = "archive"
 id = "demo"
 name = "Demo season"
 starting_chips = 200
-
+{_garnets_line(game)}
 {players}
 [[matches]]
 id = "demo-1"
@@ -848,7 +864,7 @@ players = [{seats}]
 start = {start:%Y-%m-%dT%H:%M:%SZ}
 seed = {seed}
 {_timing_line(game)}
-reminders = ["2h"]
+reminders = ["{"1h" if game == MATCHJACK else "2h"}"]
 """,
         encoding="utf-8",
     )
@@ -861,14 +877,22 @@ def _player_table(key: str, name: str, email: str | None, tz: str) -> str:
     return f'[[players]]\nid = "{key}"\nname = "{name}"\n{address}timezone = "{tz}"\n'
 
 
+def _garnets_line(game: str) -> str:
+    """MatchJack reads the season's garnets (FOLD STAYSET costs 5, a right guess pays 3)."""
+    return f"starting_garnets = {MATCHJACK_GARNETS}\n" if game == MATCHJACK else ""
+
+
 def _timing_line(game: str) -> str:
     """The match's own line of the demo season: Stationary Roulette's one-day rounds, a
     duel's DMO, Betting Minority's step lengths (its defaults, written out; the extension
-    of a missed betting turn is 2/3 of a turn, 16 hours)."""
+    of a missed betting turn is 2/3 of a turn, 16 hours), MatchJack's (shorter than its
+    defaults: 15 hands of many turns; its reminder comes 1 hour before a deadline)."""
     if game == GAME:
         return 'phase_length = "24h"'
     if game == MINORITY:
         return 'steps = { marker = "24h", send = "12h", bet = "24h" }'
+    if game == MATCHJACK:
+        return 'steps = { stay = "8h", bet = "3h", action = "3h", break = "6h", nominate = "12h" }'
     return 'options = { dmo = "bob" }'
 
 

@@ -1,0 +1,33 @@
+"""`referee demo --game matchjack --transport imap`: the six-player MatchJack demo over real
+mail, on a loopback stack of its own (the session's `mailstack` fixture only says whether a
+stack can run here), plays the match it plays on Maildirs."""
+
+from __future__ import annotations
+
+import io
+
+from referee.cli import main
+from referee.demo import run_demo
+
+from .conftest import MailStack
+from .test_demo_imap import _gone, _stack_dir, _summary
+
+SIX = ("alice", "bob", "chiara", "kenji", "priya", "tomas")
+
+
+def test_matchjack_over_real_mail_plays_as_on_maildirs(mailstack: MailStack, tmp_path, monkeypatch, capsys) -> None:
+    on_disk, by_mail = io.StringIO(), io.StringIO()
+    assert run_demo(tmp_path / "maildir", seed=5, game="matchjack", out=on_disk) == 0
+    assert run_demo(tmp_path / "imap", seed=5, game="matchjack", transport="imap", out=by_mail) == 0
+    text = by_mail.getvalue()
+    assert _summary(text) == _summary(on_disk.getvalue())  # every event, hand and standing alike
+    assert "Hand 1 (ante 1):" in text and ", the EC, sends NOMINATE " in text
+    assert text.count("refused by mail") == 1 and "Every player's mailbox holds their mail" in text
+    assert _gone(_stack_dir(text))
+    copies = tmp_path / "imap" / "mail"
+    for key in SIX:  # a mailbox each on the stack, copied into the demo folder
+        assert len(list((copies / f"{key}@example.test" / "new").iterdir())) >= 15, key
+    monkeypatch.chdir(tmp_path / "imap")
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    assert "demo-1" in (status := capsys.readouterr().out) and "finished" in status
