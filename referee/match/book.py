@@ -221,8 +221,7 @@ class MatchBook:
         """The open step ``player`` may act in (in most games the one open step), else the
         open step due first: where a move of theirs belongs (its event's step)."""
         steps = open_steps(GAMES[match.game], match.state) if match.state is not None else ()
-        mine = next((s for s in steps if player in s.players), None)
-        return mine or next((s for s in steps if s.key == match.step_key), steps[0] if steps else None)
+        return opensteps.step_for(steps, player, match.step_key)
 
     def save_state(self, session: Session, match: Match, game: Game, state: State, at: datetime) -> None:
         """Store the new state, copy its new movements into the ledger (each under its

@@ -245,11 +245,7 @@ class Notices:
         others = [person(s.player) for s in match.seats if s.player_id != player.id]
         state = match.state
         steps = open_steps(game, state) if state is not None and match.status == "running" else ()
-        step = (
-            next((s for s in steps if player.key in s.players), None)
-            or (about if about is not None and about in steps else None)
-            or next((s for s in steps if s.key == match.step_key), steps[0] if steps else None)
-        )
+        step = opensteps.step_for(steps, player.key, match.step_key, about)
         deadlines = {e.key: e.deadline for e in opensteps.listed(match)}
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
         ctx.update(

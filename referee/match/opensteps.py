@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from referee.games.base import Step
 from referee.store.models import Match
 
-__all__ = ["OpenStep", "due", "first_reminder", "listed", "next_reminder", "store"]
+__all__ = ["OpenStep", "due", "first_reminder", "listed", "next_reminder", "step_for", "store"]
 
 
 @dataclass
@@ -101,3 +102,15 @@ def next_reminder(reminders: Sequence[float], step: OpenStep, *, after: datetime
         if at > after and at > step.opened_at:
             return at
     return None
+
+
+def step_for(steps: Sequence[Step], player: str, due_key: str | None, about: Step | None = None) -> Step | None:
+    """The open step that concerns ``player`` (where their move belongs, what a mail to them
+    is about): the one they may act in, else ``about`` when it is open, else the one due
+    first (``due_key``: the match's ``step_key``), else the first; None when none is open.
+    In most games the one open step."""
+    return (
+        next((s for s in steps if player in s.players), None)
+        or (about if about is not None and about in steps else None)
+        or next((s for s in steps if s.key == due_key), steps[0] if steps else None)
+    )

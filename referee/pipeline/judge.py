@@ -713,9 +713,7 @@ class _SeatMail:
 
     def _now_open(self) -> Step | None:
         """The open step to name in an answer: the one the player may act in, else the one due first."""
-        steps = self._open()
-        mine = next((s for s in steps if self.player.key in s.players), None)
-        return mine or next((s for s in steps if s.key == self.match.step_key), steps[0] if steps else None)
+        return opensteps.step_for(self._open(), self.player.key, self.match.step_key)
 
     def _stale_reply(self) -> str | None:
         """In a game of turns, a reply to one of our mails about a turn that is over is not
