@@ -14,6 +14,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
 
+from referee.games.base import plural
+
 
 def template_dir() -> Path:
     """The templates folder of an installed wheel (``referee/templates``), else of the checkout."""
@@ -42,9 +44,15 @@ class _Environment(Environment):
         return super().getattr(obj, attribute)
 
 
+# The filters the templates have beyond Jinja's own (an environment built elsewhere, as the
+# template tests build theirs, adds these): ``{{ n | plural("chip") }}`` is "1 chip", "2 chips"
+# (:func:`referee.games.base.plural`)
+FILTERS = {"plural": plural}
+
+
 @cache
 def environment() -> Environment:
-    return _Environment(
+    env = _Environment(
         loader=FileSystemLoader(str(template_dir())),
         undefined=StrictUndefined,
         autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
@@ -52,6 +60,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters.update(FILTERS)
+    return env
 
 
 @dataclass(frozen=True)

@@ -227,7 +227,8 @@ class GameType:
         unknown = set(self.currencies) - {SEASON_CHIPS, MATCH_CHIPS} - set(self.reads)
         if unknown or not self.currencies:
             raise ValueError(
-                f"currencies must be SEASON_CHIPS, MATCH_CHIPS and/or currencies the game reads, not {self.currencies!r}"
+                "currencies must be SEASON_CHIPS, MATCH_CHIPS and/or currencies the game reads, "
+                f"not {self.currencies!r}"
             )
         if SEASON_CHIPS in self.reads or MATCH_CHIPS in self.reads:
             raise ValueError("reads names season currencies other than the season's chips")
@@ -343,3 +344,11 @@ def check_balances(state: State, balances: dict[str, int]) -> None:
         n = balances.get(p) if isinstance(balances, dict) else None
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the noun agreeing with it, for the texts players read: ``plural(1, "chip")``
+    is ``"1 chip"``, ``plural(2, "chip")`` ``"2 chips"`` and ``plural(0, "chip")`` ``"0 chips"``;
+    ``nouns`` gives an irregular plural. The mail templates have it as the filter ``plural``
+    (``{{ n | plural("chip") }}``, registered in :mod:`referee.render`)."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"

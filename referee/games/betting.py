@@ -97,7 +97,9 @@ Mail grammar
 ------------
 
 One command per mail, on a line of its own; case does not matter, bullets (``-``,
-``*``, ``\u2022``) and emphasis marks (``*``, ``_``) are dropped, lines quoted with ``>``
+``*``, ``\u2022``) and emphasis marks (``*``, ``_``) around words are dropped
+(``referee.games.lines.strip_emphasis``: ``**CALL**``, ``RAISE *3*``; a number written
+with an underscore, ``RAISE 1_0``, is an error quoting it), lines quoted with ``>``
 and lines longer than MAX_LINE_CHARS are not read (they are listed as ignored)::
 
     RAISE 3          RAISE BY 3       raise 3 chips    Raise: 3
@@ -119,7 +121,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.games.base import GameError, NoMoves, ParseError, clone
+from referee.games.base import GameError, NoMoves, ParseError, clone, plural
+from referee.games.lines import strip_emphasis
 
 Round = dict[str, Any]
 Action = dict[str, Any]
@@ -248,10 +251,6 @@ def legal_actions(rnd: Round, seat: str) -> dict[str, Any] | None:
     }
 
 
-def _chips(n: int) -> str:
-    return f"{n} chip" if n == 1 else f"{n} chips"
-
-
 def describe_legal(rnd: Round, seat: str) -> str:
     """The choices of ``seat`` now, in one sentence (for rejections and error mails)."""
     if rnd["end"] is not None:
@@ -264,9 +263,9 @@ def describe_legal(rnd: Round, seat: str) -> str:
     if legal["check"]:
         parts.append("CALL or CHECK (nothing to call: the hand goes to the showdown)")
     elif legal["call_all_in"]:
-        parts.append(f"CALL (all in: your last {_chips(legal['call_put'])}, the excess goes back)")
+        parts.append(f"CALL (all in: your last {plural(legal['call_put'], 'chip')}, the excess goes back)")
     else:
-        parts.append(f"CALL ({_chips(legal['call_put'])}, making {legal['call_total']} each)")
+        parts.append(f"CALL ({plural(legal['call_put'], 'chip')}, making {legal['call_total']} each)")
     r = legal["raise"]
     if r is not None:
         if r["max"] == 1:
@@ -334,7 +333,7 @@ def resolve(rnd: Round, seat: str, action: Action) -> dict[str, Any]:
         kind, action = ("raise", {"action": "raise", "by": top}) if top >= 1 else ("call", {"action": "call"})
     if kind == "check":
         if owed > 0:
-            raise illegal(f"You cannot CHECK: there are {_chips(owed)} to call.")
+            raise illegal(f"You cannot CHECK: there {'is' if owed == 1 else 'are'} {plural(owed, 'chip')} to call.")
         kind = "call"  # ruling: CHECK is accepted as CALL when there is nothing to call
     if kind == "fold":
         return entry("fold", 0)
@@ -358,7 +357,7 @@ def resolve(rnd: Round, seat: str, action: Action) -> dict[str, Any]:
         cap = (
             f"your opponent can only call up to {theirs + rnd['stacks'][other]}"
             if top == rnd["stacks"][other]
-            else f"you hold only {_chips(behind)}" + (f", {owed} of them to call" if owed else "")
+            else f"you hold only {plural(behind, 'chip')}" + (f", {owed} of them to call" if owed else "")
         )
         raise illegal(f"{command} is too much: {cap}.")
     return entry("raise", owed + by)
@@ -398,9 +397,9 @@ def default_action(rnd: Round) -> Action:
 # first few words are looked at, so reading costs time linear in the length of the text.
 
 _BULLETS = "-*\u2022\u00b7\u25e6\u25aa\u2023\u2013"
-_EMPHASIS = str.maketrans("", "", "*_")
 _TRAIL = ".,;:!?"
-_SIMPLE = {"call": "call", "check": "check", "fold": "fold", "all-in": "all-in", "allin": "all-in"}
+# all_in: the underscore is not emphasis inside a word (see strip_emphasis), but ALL_IN means ALL IN
+_SIMPLE = {"call": "call", "check": "check", "fold": "fold", "all-in": "all-in", "allin": "all-in", "all_in": "all-in"}
 _UNITS = frozenset({"chip", "chips"})
 _DASHES = frozenset({"-", "\u2013", "\u2014"})
 
@@ -466,7 +465,7 @@ def _amount(word: str, line: str) -> tuple[int, str]:
         rest = rest[len(unit) :]
     if rest and rest[0] not in _TRAIL + ")":
         raise ParseError(f"I could not read {_shown(word)!r} as a whole number of chips", line)
-    try:
+    try:  # word[:end] holds only a sign and decimal digits: never an underscore, which int() would skip
         value = int(word[:end])
     except ValueError:  # a decimal digit int() does not take
         raise ParseError(f"I could not read {_shown(word)!r} as a whole number of chips", line) from None
@@ -536,7 +535,7 @@ def read_action(text: str, extra_commands: Iterable[str] = ()) -> Reading:
         if len(written) > MAX_LINE_CHARS or written.startswith(">"):
             ignored.append(_shown(written))
             continue
-        line = _unbullet(written).translate(_EMPHASIS).strip()
+        line = strip_emphasis(_unbullet(written)).strip()
         words = line.split()
         if not words:
             ignored.append(written)

@@ -52,6 +52,7 @@ from referee.games.base import (
     Step,
     check_balances,
     clone,
+    plural,
     rng,
     stored_result,
     transfer,
@@ -143,10 +144,6 @@ def turn_title(hand_no: int, action_no: int) -> str:
 def _opponent(state: State, player: str) -> str:
     a, b = state["players"]
     return str(b if player == a else a)
-
-
-def _chips(n: int) -> str:
-    return f"{n} chip" if n == 1 else f"{n} chips"
 
 
 # --------------------------------------------------------------------------- hands
@@ -528,7 +525,7 @@ class IndianPoker:
         for p in public["players"]:
             won = sum(1 for h in public["history"] if h["winner"] == p)
             lost = sum(1 for h in public["history"] if h["loser"] == p)
-            line = f"{p}: {public['stacks'][p]} chips"
+            line = f"{p}: {plural(public['stacks'][p], 'chip')}"
             hand = public["hand_open"]
             if hand is not None:
                 line += f", {hand['bets'][p]} bet in hand {hand['hand']}"
@@ -536,7 +533,7 @@ class IndianPoker:
                     line += " (to act)"
             line += f"; hands won {won}, lost {lost}"
             if public["carried"]:
-                line += f"; {public['carried']} chips carried over from a tie"
+                line += f"; {plural(public['carried'], 'chip')} carried over from a tie"
             lines.append(line)
         return lines
 

@@ -68,6 +68,7 @@ from referee.games.base import (
     Step,
     check_balances,
     clone,
+    plural,
     stored_result,
     transfer,
 )
@@ -209,10 +210,6 @@ def rewind_problem(state: State, player: str) -> str | None:
 
 def _pair(pair: Sequence[int]) -> str:
     return f"{pair[0]} and {pair[1]}"
-
-
-def _chips(n: int) -> str:
-    return f"{n} chip" if n == 1 else f"{n} chips"
 
 
 # --------------------------------------------------------------------------- playing a round
@@ -720,7 +717,7 @@ class RewindHoldem:
         stored = public["rewind_cards"]
         lines = []
         for p in public["players"]:
-            line = f"{p}: {public['stacks'][p]} chips"
+            line = f"{p}: {plural(public['stacks'][p], 'chip')}"
             if public["table"] is not None:
                 line += f", {public['table']['bets'][p]} in the pot of round {public['round']}"
             if stored is not None and stored["owner"] == p:

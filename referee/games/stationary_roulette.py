@@ -66,9 +66,11 @@ from referee.games.base import (
     Step,
     check_balances,
     clone,
+    plural,
     stored_result,
     transfer,
 )
+from referee.games.lines import strip_emphasis
 
 COLOURS = ("Gold", "Silver", "Black")
 
@@ -252,8 +254,8 @@ _COLOUR_WORDS = frozenset({"colour", "color"})
 _UNITS = ("points", "point", "pts", "pt", "p")  # longest first
 _ZERO_VALUES = frozenset({"", "-", "\u2013", "\u2014"})
 _BULLETS = "-*\u2022\u00b7\u25e6\u25aa\u2023\u2013"  # - * • · ◦ ▪ ‣ –
-# Ruling: emphasis marks are not part of the form (Gmail's plain part writes bold as *...*)
-_EMPHASIS = str.maketrans("", "", "*_")
+# Ruling: emphasis marks around words are not part of the form (Gmail's plain part writes bold as
+# *...*); referee.games.lines.strip_emphasis drops them, keeping a mark inside a word (2_0: unreadable)
 # Ruling: a longer line is never a line of the form: outside a section or after a complete
 # one it is ignored (a pasted log costs nothing), inside an incomplete one it is read cut
 MAX_LINE_CHARS = 300
@@ -478,7 +480,7 @@ def _points(value: str, colour: str, line: str) -> tuple[int, str]:
         rest = rest[1:]
     if any(c.isdigit() for c in rest):  # 20.5, 20 30, 20 (2nd try)
         raise unreadable
-    try:
+    try:  # value[:end] holds only a sign and decimal digits: never an underscore, which int() would skip
         points = int(value[:end])
     except ValueError:  # a digit int() does not take: read it as unreadable, never crash
         raise unreadable from None
@@ -620,7 +622,7 @@ def read_mail(text: str) -> Parsed:
         if len(written) > MAX_LINE_CHARS and (section is None or section.complete):
             ignored.append(_shown(written))
             continue
-        line = _unbullet(written[:MAX_LINE_CHARS]).translate(_EMPHASIS)  # a long line is read cut (quoted whole)
+        line = strip_emphasis(_unbullet(written[:MAX_LINE_CHARS]))  # a long line is read cut (quoted whole)
         t: _Tokens | None = None
         if line[:8].lower().startswith(("roulette", "bet")):
             t = _Tokens(line)
@@ -829,7 +831,9 @@ class _Settlement:
         """Bankruptcy (SCORING 3b): owing more than you hold, you pay what you hold and lose."""
         paid = self.pay(frm, to, owed, reason)
         if paid < owed:
-            self.losses[frm].append(f"{frm} owed {owed} chips ({reason}) but held only {paid} and is bankrupt")
+            self.losses[frm].append(
+                f"{frm} owed {plural(owed, 'chip')} ({reason}) but held only {paid} and is bankrupt"
+            )
         return paid
 
     def record_preparations(self) -> None:
@@ -966,19 +970,20 @@ class _Settlement:
             paid = self.pay(loser, winner, lead_chips(lead), "point lead")
             reason = (
                 f"{winner} wins on points, {points[winner]} to {points[loser]}, "
-                f"and takes {paid} chips from {loser} for the lead of {lead} points."
+                f"and takes {plural(paid, 'chip')} from {loser} for the lead of {plural(lead, 'point')}."
             )
         elif taken[a] != taken[b]:
             winner = a if taken[a] > taken[b] else b
             loser = _opponent(self.s, winner)
             reason = (
-                f"Tied on {points[a]} points; {winner} wins the tiebreak with {taken[winner]} chips "
-                f"taken through Black roulettes against {taken[loser]}."
+                f"Tied on {plural(points[a], 'point')}; {winner} wins the tiebreak with "
+                f"{plural(taken[winner], 'chip')} taken through Black roulettes against {taken[loser]}."
             )
         else:
             self.finish(
                 {a: "draw", b: "draw"},
-                f"Tied on {points[a]} points and on {taken[a]} chips taken through Black roulettes: a draw.",
+                f"Tied on {plural(points[a], 'point')} and on {plural(taken[a], 'chip')} taken through Black "
+                "roulettes: a draw.",
             )
             return
         self.finish({winner: "win", loser: "loss"}, reason)
@@ -1267,8 +1272,8 @@ class StationaryRoulette:
     def standings(self, state: State) -> list[str]:
         """One line per player for organizers, from the public view's standings only."""
         return [
-            f"{p}: {row['points']} points, {row['chips']} chips, {row['black_taken']} taken through Black "
-            f"roulettes, {row['black_lost']} of {CHIP_CAP} lost to Black takes"
+            f"{p}: {plural(row['points'], 'point')}, {plural(row['chips'], 'chip')}, {row['black_taken']} taken "
+            f"through Black roulettes, {row['black_lost']} of {CHIP_CAP} lost to Black takes"
             for p, row in self._standings(state, None).items()
         ]
 

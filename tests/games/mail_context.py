@@ -4,13 +4,14 @@ of every game and the conformance suite."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Any, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from referee.games.base import Game, State, open_steps
-from referee.render import template_dir
+from referee.render import FILTERS, template_dir
 
 TEMPLATES = FileSystemLoader(str(template_dir()))
 ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
@@ -18,6 +19,8 @@ ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_new
 SERVICE_ENV = Environment(
     loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
 )
+for _env in (ENV, SERVICE_ENV):
+    _env.filters.update(FILTERS)  # the service's filters (referee.render), e.g. plural
 DEADLINE = "Tuesday 3 December 18:00 CET"
 REPLY_TO = "referee+m1@example.org"
 
@@ -70,3 +73,19 @@ def mail_context(
         "sealed": [],  # a receipt's seals (referee.match.seals); the service's tests check them
         "revealed": None,
     }
+
+
+# A count and its noun (and "there is/are") that do not agree: "1 chips", "2 chip", "there are 1 chip".
+_NOUNS = "chip|point|card|hand|round|turn|hour|garnet|time|line|colour|player|digit"
+_DISAGREEING = re.compile(
+    rf"(?<![\d.])\b1 (?:{_NOUNS})s\b"
+    rf"|(?<![\d.])\b(?:0|[2-9]|[1-9]\d+) (?:{_NOUNS})\b(?![-'\w])"
+    r"|\bthere are 1\b|\bthere is (?:0|[2-9]|[1-9]\d+)\b"
+)
+
+
+def assert_counts_agree(text: str) -> None:
+    """Every count in ``text`` agrees with its noun and verb ("there is 1 chip to call",
+    "there are 2 chips to call"; never "1 chips", "2 chip" nor "there are 1 chip")."""
+    found = [text[max(m.start() - 30, 0) : m.end() + 10] for m in _DISAGREEING.finditer(text)]
+    assert not found, found

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.games.base import NoMoves, ParseError
+from referee.games.base import NoMoves, ParseError, plural
 from referee.games.betting import (
     MAX_DIGITS,
     MAX_LINE_CHARS,
@@ -32,6 +32,9 @@ from referee.games.betting import (
     to_call,
     turn_reference,
 )
+from referee.games.lines import strip_emphasis
+from referee.render import environment
+from tests.games.mail_context import assert_counts_agree
 
 A, B = "alice", "bob"
 
@@ -253,6 +256,58 @@ def test_legal_actions_and_their_description() -> None:
     assert "RAISE 1 (= RAISE TO 6)" in describe_legal(raw(1, 5, 5, 20), A)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 10])
+def test_the_reject_texts_agree_with_their_counts(n: int) -> None:
+    """Every reason and every statement of the choices says "1 chip" and "2 chips", "there
+    is 1 chip to call" and "there are 2 chips to call", whatever the amounts."""
+    facing = raw(1, 1 + n, 24, 20)  # n to call
+    with pytest.raises(IllegalAction) as error:
+        act(facing, A, {"action": "check"})
+    verb, chips = ("is", "1 chip") if n == 1 else ("are", f"{n} chips")
+    assert error.value.reason.startswith(f"You cannot CHECK: there {verb} {chips} to call.")
+    assert f"CALL ({chips}, making {1 + n} each)" in error.value.reason
+    rounds = [
+        facing,
+        raw(1, 1 + n, n, 20),  # a CALL puts in all n chips behind
+        raw(1, 1 + n, n + 1, 20),  # n to call, 1 chip more behind
+        raw(1, 1, n, 20),  # n chips behind, nothing to call
+        raw(1, 1, 20, n),  # the opponent holds n chips behind
+        raw(n, n, 0, 20),  # nothing behind
+        rnd(a=n, b=n, ante=n),
+    ]
+    actions = [
+        {"action": "check"},
+        {"action": "raise", "by": 0},
+        {"action": "raise", "by": n + 30},
+        {"action": "raise", "to": 1},
+        {"action": "raise", "to": n + 50},
+        {"action": "raise", "by": 1},
+    ]
+    texts = []
+    for r in rounds:
+        if r["to_act"] is not None:
+            texts.append(describe_legal(r, A))
+        for action in actions:
+            try:
+                act(r, A, action)
+            except IllegalAction as illegal:
+                texts.append(illegal.reason)
+    assert len(texts) > len(rounds)
+    for text in texts:
+        assert_counts_agree(text)
+
+
+def test_a_count_and_its_noun_agree_in_code_and_in_the_templates() -> None:
+    assert [plural(n, "chip") for n in (0, 1, 2)] == ["0 chips", "1 chip", "2 chips"]
+    assert plural(1, "garnet") == "1 garnet" and plural(3, "box", "boxes") == "3 boxes"
+    template = environment().from_string('{{ 1 | plural("card") }}, {{ 2 | plural("card") }}')
+    assert template.render() == "1 card, 2 cards"
+    assert_counts_agree("there is 1 chip to call; there are 2 chips to call")
+    for wrong in ("there are 1 chip to call", "1 chips", "2 chip", "there is 2 chips"):
+        with pytest.raises(AssertionError):
+            assert_counts_agree(wrong)
+
+
 @pytest.mark.parametrize(
     ("r", "default"),
     [(rnd(), {"action": "call"}), (raw(1, 5, 24, 20), {"action": "fold"}), (rnd(ante=0), {"action": "call"})],
@@ -328,6 +383,12 @@ ACCEPTED: list[tuple[str, str, dict[str, Any], list[str]]] = [
     ("allin", "allin", {"action": "all-in"}, []),
     ("all_in-emphasis-dropped", "all_in", {"action": "all-in"}, []),
     ("bullet-and-bold", "- **CALL**", {"action": "call"}, []),
+    ("emphasis-around-the-command", "*RAISE 3*", {"action": "raise", "by": 3}, []),
+    ("emphasis-around-the-amount", "RAISE *3*", {"action": "raise", "by": 3}, []),
+    ("bold-before-a-colon", "**Raise**: 3", {"action": "raise", "by": 3}, []),
+    ("double-underscores", "__RAISE TO 8__", {"action": "raise", "to": 8}, []),
+    ("underscore-emphasis", "_FOLD_", {"action": "fold"}, []),
+    ("emphasis-in-parentheses", "RAISE 3 (*really*)", {"action": "raise", "by": 3}, ["(really)"]),
     ("unicode-bullet", "\u2022 fold", {"action": "fold"}, []),
     (
         "greeting-and-signature",
@@ -360,6 +421,10 @@ REJECTED: list[tuple[str, str, str, str | None]] = [
     ("raise-two-amounts", "raise 3 4", "one amount", "raise 3 4"),
     ("raise-too-many-digits", "raise 12345678", f"more than {MAX_DIGITS} digits", "raise 12345678"),
     ("raise-unit-typo", "raise 3x", "'3x' as a whole number", "raise 3x"),
+    ("raise-underscore-in-the-amount", "RAISE 1_0", "I could not read '1_0' as a whole number of chips", "RAISE 1_0"),
+    ("raise-to-underscore-thousands", "raise to 2_000", "'2_000' as a whole number of chips", "raise to 2_000"),
+    ("raise-emphasised-underscore-amount", "RAISE *1_0*", "'1_0' as a whole number of chips", "RAISE 1_0"),
+    ("raise-underscore-and-unit", "RAISE 1_0 chips", "'1_0' as a whole number of chips", "RAISE 1_0 chips"),
     ("call-with-amount", "call 3", "CALL takes no amount", "call 3"),
     ("all-in-with-amount", "all in 25", "ALL IN takes no amount", "all in 25"),
     ("two-turn-lines", "Turn: hand 1, action 1\nTurn: hand 2, action 1\ncall", "two turns", "Turn: hand 2, action 1"),
@@ -373,6 +438,28 @@ def test_mistakes_are_errors_quoting_the_line(text: str, reason: str, line: str 
     assert not isinstance(error.value, NoMoves)
     assert reason in error.value.reason
     assert error.value.line == line
+
+
+EMPHASIS = [
+    ("**CALL**", "CALL"),
+    ("_FOLD_", "FOLD"),
+    ("*RAISE 3*", "RAISE 3"),
+    ("RAISE *3*", "RAISE 3"),
+    ("__BET 2__", "BET 2"),
+    ("**Raise**: 3", "Raise: 3"),
+    ("*Gold:* 20", "Gold: 20"),
+    ("(*3*), _x_.", "(3), x."),
+    ("RAISE 1_0", "RAISE 1_0"),
+    ("2_000 *1*2* a__b", "2_000 1*2 a__b"),
+    ("all_in snake_case", "all_in snake_case"),
+    ("* CALL", " CALL"),
+    ("***", ""),
+]
+
+
+@pytest.mark.parametrize(("written", "read"), EMPHASIS, ids=[w for w, _ in EMPHASIS])
+def test_strip_emphasis_drops_the_marks_around_words_only(written: str, read: str) -> None:
+    assert strip_emphasis(written) == read
 
 
 @pytest.mark.parametrize("text", ["", "Hello\nthanks", "Call me tomorrow", "Turn: hand 1, action 1", "> CALL"])
@@ -431,6 +518,9 @@ WORDS = [
     "\n",
     ">",
     "**",
+    "_",
+    "1_0",
+    "*3*",
     "rewind",
 ]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, State
+from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, ParseError, State
 from referee.games.indian_poker import (
     DECK,
     GAME,
@@ -450,6 +450,45 @@ def test_ruling_check_facing_a_raise_is_rejected() -> None:
     state = submit(start(), A, raise_by(2))
     reason = rejected(state, B, CHECK)
     assert "cannot CHECK" in reason and "CALL (2 chips, making 3 each)" in reason
+
+
+@pytest.mark.parametrize(
+    ("n", "wording"),
+    [(1, "You cannot CHECK: there is 1 chip to call."), (2, "You cannot CHECK: there are 2 chips to call.")],
+    ids=["1-chip", "2-chips"],
+)
+def test_ruling_check_facing_a_raise_says_how_many_chips_in_agreement(n: int, wording: str) -> None:
+    state = submit(start(), A, raise_by(n))
+    reason = rejected(state, B, "CHECK")
+    assert reason.startswith(wording)
+    assert f"CALL ({n} chip{'s' if n > 1 else ''}, making {1 + n} each)" in reason
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [("RAISE 1_0", "'1_0'"), ("raise to 2_000 chips", "'2_000'"), ("RAISE *1_0*", "'1_0'")],
+    ids=["1_0", "2_000", "emphasised-1_0"],
+)
+def test_ruling_b11_a_number_with_an_underscore_is_an_error_quoting_it(text: str, quoted: str) -> None:
+    with pytest.raises(ParseError) as error:
+        G.parse(start(), A, text)
+    assert error.value.reason.startswith(f"I could not read {quoted} as a whole number of chips")
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("*RAISE 3*", raise_by(3)),
+        ("RAISE *3*", raise_by(3)),
+        ("**Raise**: 3", raise_by(3)),
+        ("__RAISE TO 4__", raise_to(4)),
+        ("**CALL**", CALL),
+        ("_FOLD_", FOLD),
+        ("*all in*", ALL_IN),
+    ],
+)
+def test_ruling_b11_emphasis_around_words_is_still_read(text: str, move: Move) -> None:
+    assert G.parse(start(), A, text).moves == [move]
 
 
 def test_ruling_a_move_by_the_wrong_player_is_rejected() -> None:

@@ -14,7 +14,7 @@ from referee.games.base import State
 from referee.render import render_mail
 from tests.games.test_indian_poker import A, B, CALL, FOLD, G, raise_by, setup, submit
 from tests.games.test_indian_poker_properties import own_card_variants, random_match
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
 
 NAMES = {A: "Alice", B: "Bob"}
 
@@ -59,6 +59,7 @@ def assert_mail_shape(text: str) -> None:
     assert lines[1] == ""
     assert "\n\n\n" not in text
     assert "None" not in text
+    assert_counts_agree(text)
 
 
 @pytest.mark.parametrize("index", range(len(MATCHES)))

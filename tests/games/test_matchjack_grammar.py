@@ -185,6 +185,44 @@ def test_ruling_18_mistakes_are_errors_quoting_the_line(text: str, line: str) ->
     assert not isinstance(err.value, NoMoves) and err.value.line == line
 
 
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [("BET 1_0", "'1_0'"), ("RAISE 2_000", "'2_000'"), ("raise to *1_0* chips", "'1_0'"), ("DRAW 1_0", "'1_0'")],
+)
+def test_ruling_18_a_number_with_an_underscore_is_an_error_quoting_it(text: str, quoted: str) -> None:
+    """Not 10, nor 1 then 0: an underscore inside a word is no emphasis."""
+    with pytest.raises(ParseError) as err:
+        moves(text, BETTING)
+    assert not isinstance(err.value, NoMoves)
+    assert err.value.reason.startswith(f"I could not read {quoted} as a whole number")
+
+
+@pytest.mark.parametrize(
+    ("text", "move", "state"),
+    [
+        ("*RAISE 3*", {"bet": "raise", "by": 3}, BETTING),
+        ("RAISE *3*", {"bet": "raise", "by": 3}, BETTING),
+        ("__BET 2__", {"bet": "bet", "amount": 2}, BETTING),
+        ("**Bet**: 4", {"bet": "bet", "amount": 4}, BETTING),
+        ("**CALL**", {"bet": "call"}, BETTING),
+        ("_FOLD_", {"bet": "fold"}, BETTING),
+        ("*ALL_IN*", {"bet": "all-in"}, BETTING),
+        ("_HIT ME_", {"action": "hit"}, BETTING),
+        ("DRAW *2*", {"action": "draw", "position": 2}, BETTING),
+        ("SWAP *face_down*", {"action": "swap", "card": "down"}, BETTING),
+        ("**FOLD STAYSET**", {"stay": "stayset"}, STAYING),
+        ("FOLD STAY_SET", {"stay": "stayset"}, STAYING),
+        ("FOLD_STAYSET", {"stay": "stayset"}, STAYING),  # between letters an _ separates words, as before
+        ("HIT_ME", {"action": "hit"}, BETTING),
+        ("GUESS *Alpha* _odd-hitter_", {"guess": {"bot": "Alpha", "rule": "odd-hitter"}}, STAYING),
+        ("NOMINATE *Bob Ray*", {"nominate": "bob"}, STAYING),
+        ("NOMINATE Bob_Ray", {"nominate": "bob"}, STAYING),  # in a name an inner _ still separates words
+    ],
+)
+def test_ruling_18_emphasis_around_words_is_still_read(text: str, move: dict, state) -> None:
+    assert moves(text, state) == [move]
+
+
 def test_ruling_18_a_mail_without_a_command_is_no_moves() -> None:
     with pytest.raises(NoMoves):
         moves("Hello there,\nsee you at the table!\n> STAY")

@@ -426,8 +426,17 @@ def test_calling_a_raise_matches_it(deal: Deal) -> None:
         ([], "RAISE 25", "RAISE 25 is too much"),
         ([], "RAISE TO 1", "RAISE TO 1 is not a raise"),
         ([(A, "RAISE 2")], "CHECK", "You cannot CHECK: there are 2 chips to call."),
+        ([(A, "RAISE 1")], "CHECK", "You cannot CHECK: there is 1 chip to call."),
+        ([(A, "RAISE 1")], "RAISE 25", "Your choices now: CALL (1 chip, making 2 each), RAISE 1 to RAISE 23"),
     ],
-    ids=["raise-0", "raise-over-the-stack", "raise-to-no-more", "check-facing-a-raise"],
+    ids=[
+        "raise-0",
+        "raise-over-the-stack",
+        "raise-to-no-more",
+        "check-facing-a-raise",
+        "check-facing-1-chip",
+        "raise-over-the-stack-facing-1-chip",
+    ],
 )
 def test_illegal_amounts_are_rejected_with_the_choices(setup: list[tuple[str, str]], command: str, reason: str) -> None:
     """R15: a well-formed move the rules forbid costs nothing; the reason states the choices now."""
@@ -436,6 +445,35 @@ def test_illegal_amounts_are_rejected_with_the_choices(setup: list[tuple[str, st
         state = send(state, player, text)
     why = rejected(state, to_act(state), move(command))
     assert reason in why and "Your choices now:" in why
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [("RAISE 1_0", "'1_0'"), ("raise to 2_000 chips", "'2_000'"), ("**RAISE 1_0**\nREWIND", "'1_0'")],
+    ids=["1_0", "2_000", "emphasised-1_0-with-rewind"],
+)
+def test_a_number_with_an_underscore_is_an_error_quoting_it(text: str, quoted: str) -> None:
+    """R-grammar (ruling B11 of Indian Poker): ``1_0`` is not read as 10."""
+    with pytest.raises(ParseError) as error:
+        G.parse(start(), A, text)
+    assert not isinstance(error.value, NoMoves)
+    assert error.value.reason.startswith(f"I could not read {quoted} as a whole number of chips")
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("*RAISE 3*", "RAISE 3"),
+        ("RAISE *3*", "RAISE 3"),
+        ("__RAISE TO 4__", "RAISE TO 4"),
+        ("**CALL**", "CALL"),
+        ("_FOLD_", "FOLD"),
+        ("*ALL_IN*", "ALL IN"),
+    ],
+)
+def test_emphasis_around_words_is_still_read(text: str, command: str) -> None:
+    assert G.parse(start(), A, text).moves == [move(command)]
+    assert G.parse(start(), A, text + "\n__REWIND__").moves == [move(command, rewind=True)]
 
 
 def test_all_in_ante_goes_straight_to_the_showdown(deal: Deal) -> None:

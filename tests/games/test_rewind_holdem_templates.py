@@ -14,7 +14,7 @@ from referee.games.base import State
 from referee.render import render_mail
 from tests.games.test_rewind_holdem import A, B, G, Deal, deal, give_rewind_cards, send, set_stacks, start
 from tests.games.test_rewind_holdem_properties import PROPERTY_SETTINGS, dmos, own_card_variants, random_match, seeds
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
 
 __all__ = ["deal"]  # the fixture, used below
 
@@ -36,6 +36,7 @@ def assert_mail_shape(text: str) -> None:
     assert lines[1] == ""
     assert "\n\n\n" not in text
     assert "None" not in text and "{{" not in text and "{%" not in text
+    assert_counts_agree(text)
 
 
 def check_step_mail(state: State, player: str) -> str:

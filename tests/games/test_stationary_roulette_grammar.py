@@ -145,6 +145,25 @@ REJECTED: list[tuple[str, str, str, str | None]] = [
     ("letter-o-for-zero", "BET\nGold: 2O\n", "I could not read '2O' as a whole number of points for Gold", "Gold: 2O"),
     ("letters-glued-to-the-number", "BET\nGold: 20px\n", "I could not read '20px' as a whole number", "Gold: 20px"),
     ("fraction", "BET\nGold: 20.5\n", "I could not read '20.5' as a whole number of points for Gold", "Gold: 20.5"),
+    # an underscore inside a number is no emphasis (ruling 27): never read as 20
+    (
+        "underscore-in-points",
+        "BET\nGold 2_0\n",
+        "I could not read '2_0' as a whole number of points for Gold",
+        "Gold 2_0",
+    ),
+    (
+        "underscore-thousands-in-a-roulette",
+        "ROULETTE\nWinning colour: Gold\nGold: 3_0\nSilver: 10\nBlack: 0\n",
+        "I could not read '3_0' as a whole number of points for Gold",
+        "Gold: 3_0",
+    ),
+    (
+        "emphasised-underscore-number",
+        "BET\n*Silver:* *2_000*\n",
+        "I could not read '2_000' as a whole number of points for Silver",
+        "*Silver:* *2_000*",
+    ),
     (
         "digits-in-the-prose",
         "BET\nGold: 20 (2nd try)\n",
@@ -378,7 +397,7 @@ FRAGMENTS = [
     "g", "sil", "b", "Go", "Gx", "colour", "color", "Purple", "Tel", "PS", ":", "=", " ", "  ", "\t", "\n",
     "\n\n", "\r\n", "\u2028", "- ", "* ", "\u2022 ", "0", "5", "20", "40", "-5", "+49", "1234567", "2O", "20.5",
     "\u0663\u0660", "\u00b2", "\uff12", "\u0130", "points", "pts", "p", ".", ",", "!", "(feeling lucky)",
-    "-", "\u2013", "Thanks", "x", "1" * 4301,
+    "-", "\u2013", "Thanks", "x", "1" * 4301, "_", "2_0", "*20*",
 ]  # fmt: skip
 
 
@@ -453,8 +472,10 @@ def test_parse_time_is_linear_in_the_text(make: Callable[[int], str]) -> None:
         "ROULETTE\n*Winning colour:* Silver\n*Gold:* 28\n*Silver:* 12\n*Black:* 0",
         "ROULETTE\n\u00b7 Winning colour: Silver\n\u00b7 Gold: 28\n\u25e6 Silver: 12\n\u25aa Black: 0",
         "ROULETTE\n_Winning colour:_ Silver\n- Gold: 28\n- Silver: 12\n- Black: 0",
+        "**ROULETTE**\n__Winning colour__: *Silver*\n**Gold**: 28\nSilver: _12_\n*Black: 0*",
+        "_ROULETTE_\nWinning colour: **Silver**.\nGold: *28* points\n__Silver 12__\nBlack: -",
     ],
-    ids=["gmail-bold", "middle-dots", "underscores"],
+    ids=["gmail-bold", "middle-dots", "underscores", "emphasis-around-words-and-numbers", "emphasis-with-units"],
 )
 def test_emphasis_marks_and_other_bullets_are_not_part_of_the_form(text: str) -> None:
     assert read(text).moves == [

@@ -12,7 +12,7 @@ from referee.games.base import Move, State
 from referee.render import render_mail
 from tests.games.test_stationary_roulette import SPLIT, A, B, G, bet, roulette, schedule_colour, start, submit
 from tests.games.test_stationary_roulette_properties import hidden_variants
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
 
 NAMES = {A: "Alice", B: "Bob"}
 
@@ -59,6 +59,7 @@ def assert_mail_shape(text: str) -> None:
     assert lines[0].startswith("Subject: [Stationary Roulette m1] ")
     assert lines[1] == ""
     assert "\n\n\n" not in text
+    assert_counts_agree(text)
 
 
 @pytest.mark.parametrize("player", [A, B])

@@ -4,7 +4,10 @@ in its length, and the commands written back (forms, receipts).
 One play command per mail (the one for the player's open step) and at most one
 ``GUESS <bot> <rule id>`` line, in any order, and an optional ``Step: <title>`` line
 (the forms carry it, so a reply to an old mail is recognised). Case does not matter;
-bullets (``-``, ``*``, ``\u2022``) and emphasis marks (``*``, ``_``) are dropped; lines
+bullets (``-``, ``*``, ``\u2022``) and emphasis marks (``*``, ``_``) around words are dropped
+(``referee.games.lines.strip_emphasis``), an ``_`` between two letters separates words
+(``FOLD_STAYSET``), and a number written with an underscore (``BET 1_0``) is an error
+quoting it; lines
 quoted with ``>`` and lines longer than 300 characters are never read; every other line
 that is not a command is listed as ignored::
 
@@ -35,6 +38,7 @@ error naming both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -52,6 +56,7 @@ from referee.games.betting import (
     turn_reference,
 )
 from referee.games.betting_minority import normal_name
+from referee.games.lines import strip_emphasis
 from referee.games.matchjack import table
 
 PLAY_KEYS = ("stay", "bet", "action", "nominate")
@@ -137,8 +142,13 @@ def nominate_name(names: Mapping[str, str], player: str) -> str:
 # --------------------------------------------------------------------------- reading
 
 
+# an underscore between two letters separates words, as it always did here (FOLD_STAYSET, HIT_ME,
+# Bob_Ray); one next to a digit stays, so 1_0 is an error and never 10
+_JOINED_WORDS = re.compile(r"(?<=[^\W\d_])_+(?=[^\W\d_])")
+
+
 def _clean(written: str) -> str:
-    return _unbullet(written).replace("*", "").replace("_", " ").strip()
+    return _JOINED_WORDS.sub(" ", strip_emphasis(_unbullet(written))).strip()
 
 
 def _word(word: str) -> str:

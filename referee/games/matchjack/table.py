@@ -60,7 +60,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.games.base import GameError, clone
+from referee.games.base import GameError, clone, plural
 
 Round = dict[str, Any]
 Action = dict[str, Any]
@@ -75,10 +75,6 @@ class IllegalBet(GameError):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-def _chips(n: int) -> str:
-    return f"{n} chip" if n == 1 else f"{n} chips"
 
 
 def _is_int(value: Any) -> bool:
@@ -198,9 +194,9 @@ def describe_legal(rnd: Round, stacks: Mapping[str, int], player: str) -> str:
     if legal["check"]:
         parts.append("CHECK (nothing to call)")
     elif legal["call_all_in"]:
-        parts.append(f"CALL (all in: your last {_chips(legal['call_put'])})")
+        parts.append(f"CALL (all in: your last {plural(legal['call_put'], 'chip')})")
     else:
-        parts.append(f"CALL ({_chips(legal['call_put'])}, making your bet {legal['call_total']})")
+        parts.append(f"CALL ({plural(legal['call_put'], 'chip')}, making your bet {legal['call_total']})")
     b, r = legal["bet"], legal["raise"]
     if b is not None:
         parts.append(f"BET {b['min']}" if b["max"] == b["min"] else f"BET {b['min']} to BET {b['max']}")
@@ -279,7 +275,9 @@ def resolve(rnd: Round, stacks: Mapping[str, int], player: str, action: Action) 
             kind, total = ("call" if owed else "check"), None
     elif kind == "bet":
         if current > 0:
-            raise illegal(f"There is already a bet of {_chips(current)}: you cannot BET, only CALL, RAISE or FOLD.")
+            raise illegal(
+                f"There is already a bet of {plural(current, 'chip')}: you cannot BET, only CALL, RAISE or FOLD."
+            )
         total = action["amount"]
     elif kind == "raise":
         total = current + action["by"]
@@ -288,14 +286,16 @@ def resolve(rnd: Round, stacks: Mapping[str, int], player: str, action: Action) 
     elif kind == "raise-to":
         total = action["to"]
         if total <= current:
-            raise illegal(f"{command} is not a raise: it must be more than the current bet of {_chips(current)}.")
+            raise illegal(
+                f"{command} is not a raise: it must be more than the current bet of {plural(current, 'chip')}."
+            )
     else:
         total = None
     if kind == "fold":
         return entry("fold", 0)
     if kind == "check":
         if owed > 0:
-            raise illegal(f"You cannot CHECK: there {'is' if owed == 1 else 'are'} {_chips(owed)} to call.")
+            raise illegal(f"You cannot CHECK: there {'is' if owed == 1 else 'are'} {plural(owed, 'chip')} to call.")
         return entry("check", 0)
     if kind == "call":
         if owed == 0:
@@ -313,7 +313,7 @@ def resolve(rnd: Round, stacks: Mapping[str, int], player: str, action: Action) 
         raise illegal(why)
     if total > top:
         if total - mine > behind:
-            raise illegal(f"{command} is too much: you hold only {_chips(behind)}.")
+            raise illegal(f"{command} is too much: you hold only {plural(behind, 'chip')}.")
         raise illegal(f"{command} is too much: nobody still in could put in more than {top} in this round.")
     return entry("bet" if current == 0 else "raise", total - mine)
 
