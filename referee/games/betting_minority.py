@@ -25,8 +25,12 @@ themself or to the EC). Each round:
   costs 1 chip and is asked again. A missed turn gets one extension (kind
   ``"extension"``, 2/3 of a turn) and counts as missed.
 * **Payout**: :func:`payout`, a pure function of the two placements and the room winners
-  (:func:`room_winners`); then the k/5 chip loss of a player who missed a betting turn
-  in the round (:func:`missed_turn_loss`). A player left with 0 chips loses at once.
+  (:func:`room_winners`). Then the zero-chip checks, in RULINGS' order: a player at 0
+  after the payout loses at once (both at 0: the DMO wins), and no k/5 loss is taken;
+  else the k/5 chip loss of a player who missed a betting turn in the round
+  (:func:`missed_turn_loss`), and a player it leaves at 0 loses (both: the DMO wins).
+  A penalty chip that leaves a player at 0 during betting ends the betting as their
+  call (``ended`` "penalty"), and the round is paid out before the checks.
 
 After 8 rounds the most chips wins; a tie goes to the DMO.
 
@@ -54,7 +58,7 @@ State (plain JSON data)::
     placements    [record of each closed placement step of the open round]
     betting       the open betting: opener, to_act, turn, extension, switched,
                   placements {dm: {room: n} or None}, actions, missed {dm: n}; or None
-    history       [record of every finished round, see _settle]
+    history       [record of every finished round, see _end_betting]
     transfers     chip movements (currency MATCH_CHIPS), see referee.games.base.transfer
     result        None while the match runs, else the fields of Result
 """
@@ -67,6 +71,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.games.betting import turn_reference
+from referee.games.lines import strip_emphasis
 from referee.games.base import (
     MATCH_CHIPS,
     MIXED,
@@ -82,6 +87,7 @@ from referee.games.base import (
     Step,
     check_balances,
     clone,
+    plural,
     rng,
     stored_result,
     transfer,
@@ -110,6 +116,11 @@ EXTENSION_FRACTION = 2 / 3
 
 BANK, TABLE, OUT = "bank", "table", "out"  # the match's own accounts in the transfers
 VICTORY_POINTS = {"win": 1.0, "loss": 0.0}
+
+
+def _chips(n: int) -> str:
+    """``"1 chip"``, ``"3 chips"``: every count of chips in this game's texts."""
+    return plural(n, "chip")
 
 
 # ---------------------------------------------------------------------- the lists
@@ -344,10 +355,13 @@ def step_reference(text: str) -> str:
 
 
 def _clean_line(raw: str) -> str:
+    """A line without its bullet and its emphasis (ruling 18, :func:`strip_emphasis`):
+    ``*BET*``, ``_Uno_:``, ``**3**`` are read without their marks, while ``1_0`` stays
+    ``1_0`` (and is no number), never ``1 0`` nor ``10``."""
     line = raw.strip()
     if len(line) > 1 and line[0] in _BULLETS and line[1].isspace():
         line = line[1:].lstrip()
-    return line.replace("*", "").replace("_", " ").strip()
+    return strip_emphasis(line).strip()
 
 
 def _room(word: str) -> str | None:
@@ -386,6 +400,11 @@ def _read_rooms(words: list[str], line: str) -> dict[str, int]:
             else:
                 raise ParseError("Two numbers in a row: write each room with its chips, as in Uno 3 Dos 2", line)
             continue
+        if any(c.isdigit() for c in token) and not any(c.isalpha() for c in token):  # 1_0, 1.5, -3
+            raise ParseError(
+                f"{token!r} is not a whole number of chips: write the number in digits only, as in RAISE Uno 10",
+                line,
+            )
         raise ParseError(
             f"{token!r} is neither a room (Uno, Dos, Tres) nor a whole number of chips; write it as in BET Uno 3 Dos 2",
             line,
@@ -393,7 +412,7 @@ def _read_rooms(words: list[str], line: str) -> dict[str, int]:
     if pending_room is not None:
         raise ParseError(f"Give a number of chips after {pending_room}", line)
     if pending_n is not None:
-        raise ParseError(f"Name the room for the {pending_n} chips", line)
+        raise ParseError(f"Name the room for the {_chips(pending_n)}", line)
     if not rooms:
         raise ParseError("Name the rooms and the chips on each, as in BET Uno 3 Dos 2", line)
     return rooms
@@ -407,7 +426,8 @@ def read_mail(state: State, text: str) -> Parsed:
     * ``BET``, ``RAISE`` or ``CALL`` followed by one or two rooms with their chips:
       ``RAISE Uno 3 Dos 2``.
 
-    Words are read without regard to case; bullets and ``*emphasis*`` are dropped; quoted
+    Words are read without regard to case; bullets and ``*emphasis*`` around words are
+    dropped (:func:`_clean_line`: ``1_0`` is no number, never ``1 0``); quoted
     lines (``>``) and other lines are read as not part of the move (the receipt lists
     them). Two commands, a malformed one or an unknown participant is a ParseError; no
     command at all is :class:`NoMoves`."""
@@ -908,11 +928,12 @@ class BettingMinority:
         public = self.view(state, None)
         lines = []
         for p in (state["ec"], state["dmo"]):
-            line = f"{p} ({self.role(state, p)}): {public['stacks'][p]} chips"
+            line = f"{p} ({self.role(state, p)}): {_chips(public['stacks'][p])}"
             if public["marker"] == p:
                 line += ", holds the starting marker"
             if public["missed"][p]:
-                line += f", {public['missed'][p]} betting turn(s) missed"
+                k = public["missed"][p]
+                line += f", {k} betting turn{'' if k == 1 else 's'} missed"
             b = public["betting"]
             if b is not None and b["placements"][p]:
                 line += f"; bet {format_placement(b['placements'][p])}"
@@ -1047,30 +1068,33 @@ def judge_bet(mine: int, theirs: int, their_total: int, command: str, rooms: dic
     if len(rooms) > 2:
         return kind, "You may not bet on all three rooms; bet on one or two"
     if any(n < MIN_BET for n in rooms.values()):
-        return kind, f"Every room you bet on needs at least {MIN_BET} chip"
+        return kind, f"Every room you bet on needs at least {_chips(MIN_BET)}"
     if amount > mine:
-        return kind, f"Your bet totals {amount} chips, more than the {mine} you hold"
+        return kind, f"Your bet totals {_chips(amount)}, more than the {mine} you hold"
     if amount > cap:
         return (
             kind,
-            f"Your bet totals {amount} chips, more than the most you may bet now, {cap} "
-            f"(3/4 of your opponent's {theirs} chips, at least 1)",
+            f"Your bet totals {_chips(amount)}, more than the most you may bet now, {cap} "
+            f"(3/4 of your opponent's {_chips(theirs)}, at least {MIN_BET})",
         )
     if kind == "call" and amount != need:
         return (
             kind,
-            f"A call must total {need} chips, your opponent's bet"
+            f"A call must total {_chips(need)}, your opponent's bet"
             f"{'' if need == their_total else ' as far as you may bet'}; yours totals {amount}",
         )
     if kind == "raise" and amount <= their_total:
-        return kind, f"A raise must total more than your opponent's {their_total} chips; yours totals {amount}"
+        return kind, f"A raise must total more than your opponent's {_chips(their_total)}; yours totals {amount}"
     return kind, None
 
 
 def _penalise(s: State, player: str, placement: dict[str, int], command: str, problem: str) -> None:
     """A well-formed bet that breaks the limits costs 1 chip (it leaves play) and is asked
-    again (ruling 8); a placement the player can no longer cover is cut to their chips;
-    a player left with 0 chips loses at once."""
+    again (ruling 8); a placement the player can no longer cover is cut to their chips
+    (:func:`cut_placement`, ruling 16). A penalty that leaves the player 0 chips ends the
+    betting as if they called with their current placement, so cut to none: the round is
+    paid out, the marker passes to them as for a call, then the zero-chip checks (RULINGS,
+    "Order of the zero-chip checks"; ruling 13)."""
     b = s["betting"]
     step = f"r{s['round']}-bet-{b['turn']}"
     paid = min(PENALTY, s["chips"][player])
@@ -1090,14 +1114,14 @@ def _penalise(s: State, player: str, placement: dict[str, int], command: str, pr
     if own and total(own) > s["chips"][player]:
         b["placements"][player] = cut_placement(own, s["chips"][player])
     if s["chips"][player] == 0:
-        _end_match(
-            s, f"{s['names'][player]} has no chips left after the penalty for an illegal bet in round {s['round']}."
-        )
+        _end_betting(s, caller=player, how="penalty")
 
 
 def cut_placement(placement: dict[str, int], most: int) -> dict[str, int] | None:
-    """A placement cut to ``most`` chips: the larger room first (ties: the later room),
-    each room kept at 1 chip or more, a room dropped when nothing else is left."""
+    """A placement cut to ``most`` chips (ruling 16), a chip at a time from the room that
+    holds more (ties: the later room in the order Uno, Dos, Tres), each room kept at 1 chip
+    or more, a room dropped when nothing else is left: both rooms stay in the bet as long
+    as they can, at a split as even as the cut allows."""
     cut = dict(placement)
     while sum(cut.values()) > most:
         room = max(cut, key=lambda r: (cut[r], ROOMS.index(r)))
@@ -1109,21 +1133,42 @@ def cut_placement(placement: dict[str, int], most: int) -> dict[str, int] | None
 
 
 def _penalty_reason(s: State, player: str, problem: str) -> str:
-    if s["result"] is not None:
-        return (
-            f"{problem}. That bet breaks the limits, so it costs you {PENALTY} chip; "
-            "you have no chips left and lose the match."
-        )
-    return (
-        f"{problem}. That bet breaks the limits, so it costs you {PENALTY} chip (you hold {s['chips'][player]} now). "
-        f"Your turn is still open: {describe_bet_choices(s, player)}"
+    """The answer to a bet that broke the limits: the penalty, and what is open now; or,
+    when the penalty took the last chip, how the betting ended, the payout and the result."""
+    cost = f"{problem}. That bet breaks the limits, so it costs you {_chips(PENALTY)}"
+    if s["betting"] is not None:
+        return f"{cost} (you hold {s['chips'][player]} now). Your turn is still open: {describe_bet_choices(s, player)}"
+    h = s["history"][-1]  # the betting ended as the player's call (ended "penalty")
+    r, opp, names = h["round"], BettingMinority.opponent(s, player), s["names"]
+    stake = h["stakes"][player]
+    staked, paid = h["payout"]["staked"], h["payout"]["paid"]
+
+    def some(n: int) -> str:
+        return _chips(n) if n else "nothing"
+
+    text = (
+        f"{cost}, your last one. With no chips left, the betting of round {r} ends as if you called with your "
+        f"standing bet cut to the chips you hold, so with {format_placement(stake) if stake else 'no bet'}; "
+        f"the starting marker passes to you, as for a call. Round {r} is paid out: you staked {some(staked[player])} "
+        f"and are paid {some(paid[player])}; {names[opp]} staked {some(staked[opp])} and is paid {some(paid[opp])}."
     )
+    result = s["result"]
+    if result is None:
+        return f"{text} You hold {_chips(s['chips'][player])} now."
+    if result["outcome"][player] == "loss" and s["chips"][player] == 0:
+        return f"{text} You hold no chips after the payout, so you lose the match; {names[opp]} wins."
+    return f"{text} The match is over: {result['reason']}"
 
 
 def _end_betting(s: State, *, caller: str | None, how: str) -> None:
-    """Betting ends (a call, a missed turn taken as a call, or nobody opening): the stakes
-    go on the table, the payout is made, then the missed-turn losses; the marker passes to
-    the caller."""
+    """Betting ends, ``how``: "call"; "missed" (a turn missed with its extension, taken as
+    a call); "penalty" (a penalty chip that left the caller at 0, taken as their call); or
+    "nobody opened" (both opening turns missed: no stakes, the marker stays). The stakes go
+    on the table, the payout is made, and the marker passes to the caller. Then the zero-chip
+    checks, in RULINGS' order ("Order of the zero-chip checks"; ruling 13): a player at 0
+    after the payout loses at once (both at 0: the DMO wins), and the match, over, takes no
+    k/5 loss (ruling 17); else the k/5 losses of the round's missed turns are taken, and a
+    player they leave at 0 loses (both at 0: the DMO wins)."""
     b = s["betting"]
     r = s["round"]
     step = f"r{r}-payout"
@@ -1145,13 +1190,18 @@ def _end_betting(s: State, *, caller: str | None, how: str) -> None:
         s["chips"][p] += paid["paid"][role]
         transfer(s, TABLE, p, paid["paid"][role], "payout", step, currency=MATCH_CHIPS)
     after_payout = dict(s["chips"])
+    broke = [p for p in (ec, dmo) if s["chips"][p] == 0]
+    zero_check = "payout" if broke else None
     losses = {}
-    for p in (ec, dmo):
-        if b["missed"][p]:
-            lost = missed_turn_loss(s["chips"][p], s["missed"][p])
-            s["chips"][p] -= lost
-            transfer(s, p, OUT, lost, f"missed betting turns ({s['missed'][p]} so far)", step, currency=MATCH_CHIPS)
-            losses[p] = lost
+    if not broke:  # a match over at the payout check takes no k/5 loss (ruling 17)
+        for p in (ec, dmo):
+            if b["missed"][p]:
+                lost = missed_turn_loss(s["chips"][p], s["missed"][p])
+                s["chips"][p] -= lost
+                transfer(s, p, OUT, lost, f"missed betting turns ({s['missed'][p]} so far)", step, currency=MATCH_CHIPS)
+                losses[p] = lost
+        broke = [p for p in (ec, dmo) if s["chips"][p] == 0]
+        zero_check = "loss" if broke else None
     marker_before = s["marker"]
     if caller is not None:
         s["marker"] = caller
@@ -1190,15 +1240,15 @@ def _end_betting(s: State, *, caller: str | None, how: str) -> None:
             "missed": {p: b["missed"][p] for p in (ec, dmo)},
             "missed_total": dict(s["missed"]),  # k of the k/5 loss: the misses in the match so far
             "chips": dict(s["chips"]),
+            # the zero-chip check that ended the match: "payout", "loss" (the k/5 loss), or None
+            "zero_check": zero_check,
             "marker_before": marker_before,
             "marker": s["marker"],
         }
     )
     s["betting"] = None
-    broke = [p for p in (ec, dmo) if s["chips"][p] == 0]
     if broke:
-        who = " and ".join(s["names"][p] for p in broke)
-        _end_match(s, f"{who} {'has' if len(broke) == 1 else 'have'} no chips left after round {r}.")
+        _end_match(s, _zero_reason(s, s["history"][-1], broke))
         return
     if r == ROUNDS:
         _end_match(s, None)
@@ -1207,9 +1257,35 @@ def _end_betting(s: State, *, caller: str | None, how: str) -> None:
     _open_round(s)
 
 
+def _zero_reason(s: State, h: dict[str, Any], broke: list[str]) -> str:
+    """Why a zero-chip check ended the match: which check, and who is at 0."""
+    names, r = s["names"], h["round"]
+    if len(broke) == 1:
+        who = f"{names[broke[0]]} has"
+    else:
+        who = f"{names[broke[0]]} and {names[broke[1]]} both have"
+    if h["zero_check"] == "payout":
+        why = f"{who} no chips left after the payout of round {r}"
+        if h["ended"] == "penalty":
+            caller = names[h["caller"]]
+            why += (
+                f" (a penalty for an illegal bet took {caller}'s last chip, which ended the betting as "
+                f"{caller}'s call; then the round was paid out)"
+            )
+        why += "."
+        if any(h["missed"].values()):
+            why += " The match ends at this check, so the loss for missed betting turns is not taken."
+    else:
+        why = f"{who} no chips left after the loss for missed betting turns in round {r}."
+    if len(broke) == 2:
+        why += " Both at 0: the DMO wins."
+    return why
+
+
 def _end_match(s: State, why: str | None) -> None:
-    """The end: 0 chips loses at once (both at 0: a tie), else the most chips after 8
-    rounds; a tie goes to the DMO."""
+    """The end. ``why`` None: after 8 rounds, the most chips wins, and a tie goes to the
+    DMO. Else a zero-chip check ended the match and ``why`` says which (:func:`_zero_reason`):
+    a player at 0 loses at once, and both at 0 the DMO wins."""
     ec, dmo = s["ec"], s["dmo"]
     a, b = s["chips"][ec], s["chips"][dmo]
     if why is not None and (a == 0) != (b == 0):
@@ -1221,11 +1297,9 @@ def _end_match(s: State, why: str | None) -> None:
     if why is None:
         tie = a == b
         why = (
-            f"after {ROUNDS} rounds {names[winner]} has {s['chips'][winner]} chips, {names[loser]} {s['chips'][loser]}"
-            + ("; the tie goes to the DMO." if tie else ".")
+            f"after {ROUNDS} rounds {names[winner]} has {_chips(s['chips'][winner])}, "
+            f"{names[loser]} {s['chips'][loser]}" + ("; the tie goes to the DMO." if tie else ".")
         )
-    elif a == 0 and b == 0:
-        why += " The tie goes to the DMO."
     s["phase"] = "over"
     s["send"] = None
     s["result"] = {
@@ -1285,15 +1359,15 @@ def describe_bet_choices(state: State, player: str) -> str:
     cap = bet_cap(mine, theirs)
     if their_total == 0:
         return (
-            f"Open the betting: BET on one or two rooms (each at least 1 chip), {cap} chip{'s' if cap != 1 else ''} "
-            f"in all at most, as in BET {ROOMS[0]} 1."
+            f"Open the betting: BET on one or two rooms (each at least {_chips(MIN_BET)}), {_chips(cap)} "
+            f"in all at most, as in BET {ROOMS[0]} {MIN_BET}."
         )
     need = call_amount(mine, theirs, their_total)
-    text = f"CALL with {need} chip{'s' if need != 1 else ''} in all on one or two rooms, as in CALL {ROOMS[0]} {need}"
+    text = f"CALL with {_chips(need)} in all on one or two rooms, as in CALL {ROOMS[0]} {need}"
     if cap == their_total + 1:
-        text += f"; or RAISE to {cap} chips in all"
+        text += f"; or RAISE to {_chips(cap)} in all"
     elif cap > their_total:
-        text += f"; or RAISE to {their_total + 1} to {cap} chips in all"
+        text += f"; or RAISE to {their_total + 1} to {_chips(cap)} in all"
     else:
         text += "; you may not raise, as the most you may bet does not top your opponent's bet"
     return text + "."

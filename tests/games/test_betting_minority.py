@@ -44,9 +44,12 @@ from referee.games.betting_minority import (
     ROOMS,
     bet_cap,
     call_amount,
+    cut_placement,
+    describe_bet_choices,
     judge_bet,
     make_lists,
     normal_name,
+    payout,
     resolve_sends,
     room_counts,
     room_winners,
@@ -614,7 +617,7 @@ def test_ruling_7_a_call_for_less_when_that_is_the_most_you_may_bet() -> None:
     assert chips(state) == (10 - 5 + 10, 7 - 7 + 14)
 
 
-def test_ruling_8_the_penalty_cuts_a_placement_above_the_chips_larger_room_first() -> None:
+def test_ruling_16_the_penalty_cuts_a_placement_above_the_chips_larger_room_first() -> None:
     # round 1, nobody wins: EC bets Uno 1 Dos 1 (X = 1): (1 + 1) x 2 in each room = 8; DMO calls Uno 2: 4
     state = ok(to_betting("opponent"), RED, bet("bet", Uno=1, Dos=1))
     state = ok(state, ZERO, bet("call", Uno=2))
@@ -630,19 +633,108 @@ def test_ruling_8_the_penalty_cuts_a_placement_above_the_chips_larger_room_first
     state = penalised(state, ZERO, wrong)
     assert state["chips"][ZERO] == 2
     assert state["betting"]["placements"][ZERO] == {"Uno": 1, "Dos": 1}  # cut by 1, from the larger room
+    state = penalised(state, ZERO, wrong)
+    assert state["chips"][ZERO] == 1
+    assert state["betting"]["placements"][ZERO] == {"Uno": 1}  # a tie: the later room, Dos, goes
     assert key(state) == "r2-bet-3"
 
 
-def test_ruling_8_a_penalty_that_leaves_no_chips_loses_at_once() -> None:
-    state = to_betting("opponent")
-    for _ in range(4):
-        state = penalised(state, RED, bet("bet", Uno=4))
-    assert chips(state) == (0, 4)
-    result = G.result(state)
+@pytest.mark.parametrize(
+    ("placement", "most", "cut"),
+    [
+        ({"Uno": 2, "Dos": 1}, 3, {"Uno": 2, "Dos": 1}),  # covered: unchanged
+        ({"Uno": 2, "Dos": 1}, 2, {"Uno": 1, "Dos": 1}),  # the larger room first
+        ({"Uno": 1, "Dos": 3}, 2, {"Uno": 1, "Dos": 1}),  # ... whichever room it is
+        ({"Uno": 5, "Dos": 2}, 4, {"Uno": 2, "Dos": 2}),  # down to the other room, not below it
+        ({"Uno": 5, "Dos": 2}, 3, {"Uno": 2, "Dos": 1}),  # then even: the later room (Dos) first
+        ({"Dos": 2, "Tres": 2}, 3, {"Dos": 2, "Tres": 1}),  # a tie: the later room
+        ({"Uno": 1, "Tres": 1}, 1, {"Uno": 1}),  # a tie at 1 chip each: the later room is dropped
+        ({"Tres": 4}, 2, {"Tres": 2}),  # one room
+        ({"Uno": 1, "Dos": 1}, 0, None),  # nothing left: no bet
+        ({"Dos": 3}, 0, None),
+    ],
+)
+def test_ruling_16_cut_placement_larger_room_first_ties_the_later_room(
+    placement: dict[str, int], most: int, cut: dict[str, int] | None
+) -> None:
+    assert cut_placement(placement, most) == cut
+
+
+def test_ruling_8_a_penalty_that_leaves_no_chips_ends_the_betting_as_a_call_and_is_paid_out() -> None:
+    """RULINGS: a penalty chip that leaves a player at 0 ends the betting as if that player
+    called with their current placement (cut to 0 chips: none); the round is paid out; then
+    the player at 0 loses. The opponent's standing bet is paid out as payout() computes it."""
+    state = marker(start(), "opponent")  # the EC opens
+    state = place(state, uno_won_by(state, EC))
+    state = ok(state, RED, bet("bet", Uno=1))
+    state = ok(state, ZERO, bet("raise", Uno=1, Dos=1))
+    state = ok(state, RED, bet("raise", Uno=2, Tres=1))  # EC's standing bet, X = 1 doubled in Uno and Tres
+    for held, standing in ((3, {"Uno": 1, "Dos": 1}), (2, {"Uno": 1, "Dos": 1}), (1, {"Uno": 1})):
+        state = penalised(state, ZERO, bet("bet", Uno=4))
+        assert state["chips"][ZERO] == held and state["betting"]["placements"][ZERO] == standing
+    applied = G.apply_move(state, ZERO, bet("bet", Uno=4))  # the last chip
+    assert not applied.accepted and applied.changed
+    after = applied.state
+    (record,) = after["history"]
+    assert (record["ended"], record["caller"]) == ("penalty", ZERO)
+    assert record["stakes"] == {RED: {"Uno": 2, "Tres": 1}, ZERO: None}  # cut to 0 chips: no bet
+    assert record["actions"][-1]["kind"] == "penalty"
+    expected = payout({EC: {"Uno": 2, "Tres": 1}, DMO: None}, {"Uno": EC, "Dos": None, "Tres": None})
+    # by hand: nothing to claim (the DMO bet nothing); Uno (2 + 1) x 2 = 6, Tres (1 + 1) x 2 = 4
+    assert expected["paid"] == {EC: 10, DMO: 0}
+    assert record["payout"]["paid"] == {RED: 10, ZERO: 0}
+    assert record["chips_before"] == {RED: 4, ZERO: 0}
+    assert chips(after) == (4 - 3 + 10, 0)  # the penalised player gets nothing back: still at 0
+    assert record["zero_check"] == "payout" and record["missed_loss"] == {}
+    assert after["marker"] == ZERO  # passed as for a call
+    assert (net(after, RED), net(after, ZERO)) == (7, -4)
+    assert net(after, "out") == 4  # the four penalty chips
+    result = G.result(after)
     assert result is not None
-    assert result.outcome == {RED: "loss", ZERO: "win"}
-    assert result.victory_points == {RED: 0.0, ZERO: 1.0}
-    assert G.step(state) is None and state["history"] == []
+    assert result.outcome == {RED: "win", ZERO: "loss"}
+    assert result.victory_points == {RED: 1.0, ZERO: 0.0}
+    assert "Zero Cool has no chips left after the payout of round 1" in result.reason
+    assert "a penalty for an illegal bet took Zero Cool's last chip" in result.reason
+    assert G.step(after) is None
+    reason = applied.reason or ""
+    assert "it costs you 1 chip, your last one" in reason
+    assert "the betting of round 1 ends as if you called with your standing bet cut to the chips you hold" in reason
+    assert "Round 1 is paid out: you staked nothing and are paid nothing; Red Rover staked 3 chips" in reason
+    assert "is paid 10 chips. You hold no chips after the payout, so you lose the match; Red Rover wins." in reason
+
+
+def test_ruling_8_the_limit_messages_count_chips_in_the_right_number() -> None:
+    """Every count of chips in a message is "1 chip" or "n chips", never "1 chips"."""
+    one_chips = re.compile(r"(?<![\d.])1 chips")
+    texts = [
+        judge_bet(2, 1, 0, "bet", {"Uno": 2})[1],  # the cap is 3/4 of 1 chip, at least 1
+        judge_bet(4, 4, 1, "call", {"Uno": 2})[1],
+        judge_bet(4, 4, 1, "raise", {"Uno": 1})[1],
+        judge_bet(4, 4, 0, "bet", {"Uno": 0})[1],
+    ]
+    assert texts == [
+        "Your bet totals 2 chips, more than the most you may bet now, 1 (3/4 of your opponent's 1 chip, at least 1)",
+        "A call must total 1 chip, your opponent's bet; yours totals 2",
+        "A raise must total more than your opponent's 1 chip; yours totals 1",
+        "Every room you bet on needs at least 1 chip",
+    ]
+    state = to_betting("opponent")
+    state["chips"] = {RED: 1, ZERO: 4}  # the EC may bet 1 chip in all
+    texts.append(describe_bet_choices(state, RED))
+    assert "1 chip in all at most" in texts[-1]
+    state = ok(state, RED, bet("bet", Uno=1))
+    texts.append(describe_bet_choices(state, ZERO))
+    assert texts[-1].startswith("CALL with 1 chip in all on one or two rooms")
+    with pytest.raises(ParseError) as caught:
+        G.parse(state, ZERO, "CALL 1")
+    texts.append(str(caught.value))
+    assert "Name the room for the 1 chip" in texts[-1]
+    state = G.apply_timeout(state)  # the DMO misses a turn
+    texts += G.standings(state)
+    assert "zero (DMO): 4 chips, 1 betting turn missed" in texts
+    assert "red (EC): 1 chip, holds the starting marker; bet Uno 1" in texts
+    for text in texts:
+        assert not one_chips.search(text or ""), text
 
 
 # --------------------------------------------------------------------------- ruling 9: missed turns
@@ -697,14 +789,19 @@ def test_ruling_9_the_responder_missing_twice_calls_with_the_placement() -> None
     assert record["missed_loss"] == {RED: 1}
 
 
-def test_ruling_9_both_openers_missing_no_stakes_and_the_marker_stays() -> None:
-    state = to_betting("me")
-    for _ in range(4):
+@pytest.mark.parametrize(("marker_to", "holder", "other"), [("me", ZERO, RED), ("opponent", RED, ZERO)])
+def test_ruling_9_both_openers_missing_no_stakes_and_the_marker_stays(marker_to: str, holder: str, other: str) -> None:
+    """RULINGS: "If the opener and then the other player both miss their turns (extensions
+    included), the round has no bets and the marker stays where it was"."""
+    state = to_betting(marker_to)
+    for opener in (holder, holder, other, other):  # each opening turn and its extension
+        assert G.step(state).players == (opener,)  # type: ignore[union-attr]
         state = G.apply_timeout(state)
     record = state["history"][0]
     assert (record["ended"], record["caller"]) == ("nobody opened", None)
     assert record["stakes"] == {RED: None, ZERO: None}
-    assert state["marker"] == ZERO
+    assert record["payout"]["staked"] == record["payout"]["paid"] == {RED: 0, ZERO: 0}
+    assert state["marker"] == record["marker"] == record["marker_before"] == holder
     assert state["missed"] == {RED: 1, ZERO: 1}
     assert chips(state) == (4, 4)  # floor(1 x 4 / 5) = 0 each
     assert (state["round"], key(state)) == (2, "r2-send-1")
@@ -846,6 +943,102 @@ def test_ruling_13_a_tie_after_eight_rounds_goes_to_the_dmo() -> None:
     assert set(result.victory_points) == {RED, ZERO}
 
 
+def with_misses(state: State, **missed: int) -> State:
+    """The state with betting turns missed in earlier rounds (k so far), as if played."""
+    new = clone(state)
+    new["missed"].update(missed)
+    return new
+
+
+@pytest.mark.parametrize(("marker_to", "who", "other"), [("opponent", RED, ZERO), ("me", ZERO, RED)])
+def test_ruling_13_the_k5_loss_leaves_one_at_0_that_one_loses(marker_to: str, who: str, other: str) -> None:
+    """Both above 0 after the payout; the k/5 loss (k = 5: every chip) leaves one at 0,
+    who loses (RULINGS: "only then is the k/5 loss taken, and a player it leaves at 0 loses")."""
+    state = with_misses(to_betting(marker_to), **{who: 4})  # ``who`` opens, with 4 misses so far
+    state = G.apply_timeout(state)  # the 5th miss; answered in the extension
+    state = ok(state, who, bet("bet", Uno=1))
+    state = ok(state, other, bet("call", Dos=1))
+    (record,) = state["history"]
+    # nobody won: 4 - 1 + 2 = 5 each after the payout; then floor(5 x 5 / 5) = 5 lost
+    assert record["chips_after_payout"] == {RED: 5, ZERO: 5}
+    assert record["missed_loss"] == {who: 5}
+    assert state["chips"] == {who: 0, other: 5}
+    assert record["zero_check"] == "loss"
+    result = G.result(state)
+    assert result is not None and result.outcome == {who: "loss", other: "win"}
+    assert f"{NAMES[who]} has no chips left after the loss for missed betting turns in round 1." in result.reason
+
+
+def test_ruling_13_both_at_0_after_the_k5_loss_the_dmo_wins() -> None:
+    state = with_misses(to_betting("opponent"), **{RED: 4, ZERO: 4})
+    state = G.apply_timeout(state)  # the EC's 5th miss
+    state = ok(state, RED, bet("bet", Uno=1))
+    state = G.apply_timeout(state)  # the DMO's 5th miss
+    state = ok(state, ZERO, bet("call", Dos=1))
+    (record,) = state["history"]
+    assert record["chips_after_payout"] == {RED: 5, ZERO: 5}
+    assert record["missed_loss"] == {RED: 5, ZERO: 5} and chips(state) == (0, 0)
+    result = G.result(state)
+    assert result is not None and result.outcome == {RED: "loss", ZERO: "win"}
+    assert result.reason == (
+        "Zero Cool wins: Red Rover and Zero Cool both have no chips left after the loss for missed betting "
+        "turns in round 1. Both at 0: the DMO wins."
+    )
+
+
+def test_ruling_13_both_at_0_after_the_payout_the_dmo_wins() -> None:
+    """Both at 0 right after a payout cannot happen in play (a payout pays back at least
+    twice what was staked, and with no stakes the stacks stay as they were, above 0), so
+    the state is made up: both stacks at 0 while the betting is open, and both openers miss.
+    The check after the payout ends the match, the DMO wins, and no k/5 loss is taken."""
+    state = clone(to_betting("me"))
+    state["chips"] = {RED: 0, ZERO: 0}
+    for _ in range(4):
+        state = G.apply_timeout(state)
+    (record,) = state["history"]
+    assert record["ended"] == "nobody opened"
+    assert record["zero_check"] == "payout" and record["missed_loss"] == {}
+    result = G.result(state)
+    assert result is not None and result.outcome == {RED: "loss", ZERO: "win"}
+    assert "Red Rover and Zero Cool both have no chips left after the payout of round 1." in result.reason
+    assert result.reason.endswith(
+        "The match ends at this check, so the loss for missed betting turns is not taken. Both at 0: the DMO wins."
+    )
+
+
+# --------------------------------------------------------------------------- ruling 17: no k/5 loss after the match
+
+
+def test_ruling_17_dmo_at_0_after_the_payout_the_ec_wins_without_its_k5_loss() -> None:
+    """The issue's case: the DMO is at 0 after the payout; the EC missed its 5th betting
+    turn this round, so its k/5 loss would take every chip. The check after the payout
+    comes first and ends the match: the DMO loses at once, and the k/5 loss is not taken.
+    (Checking once after the loss, both would be at 0 and the DMO would win.)"""
+    state = marker(start(), "me")  # the DMO opens
+    state = with_misses(place(state, uno_won_by(state, EC)), **{RED: 4})
+    for _ in range(3):  # the DMO 4 -> 1 chip by penalties
+        state = penalised(state, ZERO, bet("bet", Uno=4))
+    state = ok(state, ZERO, bet("bet", Uno=1))
+    state = G.apply_timeout(state)  # the EC's 5th miss; it calls in the extension
+    state = ok(state, RED, bet("call", Uno=1))  # the EC may bet max(floor(3/4 of 1), 1) = 1
+    (record,) = state["history"]
+    expected = payout({EC: {"Uno": 1}, DMO: {"Uno": 1}}, {"Uno": EC, "Dos": None, "Tres": None})
+    # by hand: the EC wins Uno and claims min(1, 1) = 1: owns 2 -> paid 4; the DMO is paid 0
+    assert expected["paid"] == {EC: 4, DMO: 0}
+    assert record["payout"]["paid"] == {RED: 4, ZERO: 0}
+    assert record["chips_after_payout"] == {RED: 4 - 1 + 4, ZERO: 1 - 1 + 0}
+    assert record["missed"] == {RED: 1, ZERO: 0} and record["missed_total"] == {RED: 5, ZERO: 0}
+    assert record["missed_loss"] == {} and record["zero_check"] == "payout"
+    assert chips(state) == (7, 0)  # not (0, 0): the EC's k/5 loss (all 7) is not taken
+    assert not [t for t in state["transfers"] if t["reason"].startswith("missed betting turns")]
+    result = G.result(state)
+    assert result is not None and result.outcome == {RED: "win", ZERO: "loss"}
+    assert result.reason == (
+        "Red Rover wins: Zero Cool has no chips left after the payout of round 1. The match ends at this check, "
+        "so the loss for missed betting turns is not taken."
+    )
+
+
 # --------------------------------------------------------------------------- rulings 7 and 14: the mail
 
 
@@ -885,6 +1078,42 @@ def test_a_marker_without_a_choice_is_an_error() -> None:
 )
 def test_ruling_7_the_bet_commands(text: str, move: Move) -> None:
     assert G.parse(to_betting(), ZERO, text).moves == [move]
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("*BET* Uno 3", bet("bet", Uno=3)),
+        ("RAISE _Uno_ 3", bet("raise", Uno=3)),
+        ("CALL Uno **3**", bet("call", Uno=3)),
+        ("**RAISE** *Uno*: 3, _Dos_: 2", bet("raise", Uno=3, Dos=2)),
+        ("__bet__ __uno__ __2__!", bet("bet", Uno=2)),
+        ("* *CALL* Tres 1", bet("call", Tres=1)),  # a bullet, then emphasis
+        ("*RAISE Uno 3 Dos 2*", bet("raise", Uno=3, Dos=2)),
+    ],
+)
+def test_ruling_18_emphasis_around_words_is_dropped(text: str, move: Move) -> None:
+    assert G.parse(to_betting(), ZERO, text).moves == [move]
+
+
+def test_ruling_18_emphasis_around_a_name_is_dropped_and_inside_it_separates_words() -> None:
+    state = marker(start(), "me")
+    assert G.parse(state, RED, "*SEND* _Cara_ TO **Dos**").moves == [send("cdiaz", "Dos")]
+    assert G.parse(state, RED, "SEND Cara_Diaz TO Dos").moves == [send("cdiaz", "Dos")]
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [("RAISE Uno 1_0", "1_0"), ("BET Uno 1_000", "1_000"), ("CALL *Uno* 1*0", "1*0"), ("BET Dos 1.5", "1.5")],
+)
+def test_ruling_18_a_number_with_an_underscore_is_an_error_quoting_it(text: str, written: str) -> None:
+    """Never read as two numbers ("1 0") nor as one ("10"): an error, costing nothing,
+    that quotes the number as written."""
+    with pytest.raises(ParseError) as caught:
+        G.parse(to_betting(), ZERO, text)
+    assert not isinstance(caught.value, NoMoves)
+    assert caught.value.reason.startswith(f"{written!r} is not a whole number of chips")
+    assert "Two numbers" not in caught.value.reason
 
 
 @pytest.mark.parametrize("text", ["BET Uno", "BET 3", "BET Uno 1 Uno 2", "RAISE Quattro 2", "CALL"])

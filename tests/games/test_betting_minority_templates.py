@@ -168,6 +168,7 @@ def assert_mail_shape(text: str) -> None:
     assert lines[1] == ""
     assert "\n\n\n" not in text
     assert "None" not in text and "{{" not in text and "{%" not in text
+    assert not re.search(r"(?<![\d.])1 chips", text)  # "1 chip", "11 chips"
     prose = "\n".join(line for line in lines if "sha256sum" not in line and not line.startswith("  m1 "))
     for p in PLAYERS:  # names, never season ids, in the prose (a seal's line holds the ids)
         assert f" {p} " not in prose
@@ -504,18 +505,73 @@ def test_the_final_mail_has_the_result_and_the_last_payout() -> None:
     assert render("receipt", state, caller).startswith("Subject: [Betting Minority m1] Received: CALL Dos 1\n")
 
 
-def test_a_penalty_that_takes_the_last_chip_ends_the_match_and_the_final_mail_says_so() -> None:
+def test_a_penalty_that_takes_the_last_chip_ends_the_betting_as_a_call_and_the_final_mail_says_so() -> None:
     state = clone(betting_of_the_seed_example())
     state["chips"][DMO] = 1
+    turn = render("step", state, DMO)
+    assert (
+        "A bet that breaks these limits costs you 1 chip, your last: the betting then ends as if you\n"
+        "called with no bet, the round is paid out, and you lose the match.\n" in turn
+    )
     applied = G.apply_move(state, DMO, G.parse(state, DMO, "RAISE Uno 5").moves[0])
     assert G.result(applied.state) is not None
+    for me in (EC, DMO):
+        text = render("step", applied.state, me)
+        assert text == render("step", applied.state, me, SERVICE_ENV)
+        assert_mail_shape(text)
+        assert "=== Round 1: payout ===" in text and "=== The match is over ===" in text
+        assert "the betting, when the match ended" not in text
     text = render("step", applied.state, EC)
-    assert_mail_shape(text)
-    assert "=== Round 1: the betting, when the match ended ===\n  You: BET Uno 3, Tres 8 (11 chips)" in text
-    assert "  Zero: RAISE Uno 5 - refused: it cost 1 chip, and the turn stayed open.\n" in text
+    assert "  You: BET Uno 3, Tres 8 (11 chips) - opens the betting\n" in text
+    assert "  Zero: RAISE Uno 5 - refused: it cost 1 chip, Zero's last, and so ended the betting.\n" in text
     assert "    Your bet totals 5 chips, more than the 1 you hold.\n" in text
-    assert "Red wins: Zero has no chips left after the penalty for an illegal bet in round 1." in text
-    assert "=== Round 1: payout ===" not in text
+    assert (
+        "The penalty took Zero's last chip, and so the betting ended as if Zero called with no bet (a standing "
+        "bet is cut to the chips held, and none were left); the round is paid out.\n"
+        "Stakes: you Uno 3, Tres 8 (11 chips); Zero nothing.\n" in text
+    )
+    # Red's own bet doubled: Uno (3 + 3) x 2 = 12, Tres (8 + 3) x 2 = 22
+    assert "Paid back in all: you 34, Zero 0." in text
+    assert "  You: 15 - 11 + 34 = 38\n  Zero: 0 - 0 + 0 = 0\n" in text
+    assert "The starting marker passes to Zero." in text
+    assert (
+        "Red wins: Zero has no chips left after the payout of round 1 (a penalty for an illegal bet took Zero's "
+        "last chip, which ended the betting as Zero's call; then the round was paid out)." in text
+    )
+    error = error_mail(applied.state, DMO, applied.reason, "RAISE Uno 5", penalised=True)
+    assert_mail_shape(error)
+    assert (
+        "Problem: Your bet totals 5 chips, more than the 1 you hold. That bet breaks the limits, so it costs you "
+        "1 chip, your last one. With no chips left, the betting of round 1 ends as if you called with your "
+        "standing bet cut to the chips you hold, so with no bet; the starting marker passes to you, as for a call. "
+        "Round 1 is paid out: you staked nothing and are paid nothing; Red staked 11 chips and is paid 34 chips. "
+        "You hold no chips after the payout, so you lose the match; Red wins.\n" in error
+    )
+    assert "turn stays open" not in error and "still open" not in error
+
+
+def test_a_match_over_at_the_payout_takes_no_missed_turn_loss_and_the_mail_says_so() -> None:
+    """Zero, at 1 chip, loses it all in Uno, which Red wins; Red missed its fifth betting
+    turn this round (k = 5 would take every chip), but the match ends at the payout."""
+    state = submit(start(), DMO, "MARKER ME")
+    state = clone(place(state, seed_example_plan(state)))
+    state["chips"] = {EC: 4, DMO: 1}
+    state["missed"][EC] = 4
+    state = submit(state, DMO, "BET Uno 1")
+    state = G.apply_timeout(state)
+    state = submit(state, EC, "CALL Uno 1")
+    assert G.result(state) is not None and state["chips"] == {EC: 7, DMO: 0}
+    text = render("step", state, DMO)
+    assert_mail_shape(text)
+    assert (
+        "Red missed 1 betting turn this round, but a player has no chips after the payout, so the match ends "
+        "there and no loss for missed turns is taken.\nChips after round 1: you 0, Red 7.\n" in text
+    )
+    assert "loses 7 chips" not in text
+    assert (
+        "Red wins: Zero has no chips left after the payout of round 1. The match ends at this check, so the loss "
+        "for missed betting turns is not taken.\n" in text
+    )
 
 
 def test_reminders_go_with_the_choices_and_the_form_to_the_player_awaited() -> None:
