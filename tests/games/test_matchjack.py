@@ -574,10 +574,11 @@ def test_a_bust_cannot_win() -> None:
 
 
 def test_ruling_11_side_pots_with_an_all_in_player() -> None:
-    """ann holds 4: antes 2, ALL IN for her last 2 (BET 2); bob RAISE TO 6, cat CALL. Pots:
-    5 (1 from each of the five) for all; 9 (3 each from ann, bob, cat) for the three and the
-    bots; 8 (4 each from bob, cat) for bob, cat and the bots (the bots, who never fold,
-    contest every pot). ann (21) wins 5 + 9 = 14, bob (20) wins 8."""
+    """ann holds 4: antes 2, ALL IN for her last 2 (BET 2); bob RAISE TO 6, cat CALL. A side
+    pot forms only at ann's all-in level (RULINGS, "Pots"): the main pot is 14 (4 each from
+    ann, bob, cat and the bots' 2) for all; the side pot 8 (4 each from bob, cat) for bob,
+    cat and the bots (the bots, who never fold, contest every pot). ann (21) wins 14, bob
+    (20) wins 8."""
     s = fresh(chips={"ann": 4})
     s = deal(s, "Main", {"ann": "R10 B11", "bob": "Y9 G11", "cat": "Y2 G3", "Alpha": "G1 B2", "Beta": "Y1 B3"},
              "R1 R2 R3 R4 R6 R7 R8")  # fmt: skip
@@ -591,8 +592,7 @@ def test_ruling_11_side_pots_with_an_all_in_player() -> None:
     s = play_out(s, "Main")
     sd = s["tables"]["Main"]["showdown"]
     assert [(p["amount"], p["eligible"], p["winners"]) for p in sd["pots"]] == [
-        (5, ["ann", "bob", "cat", "Alpha", "Beta"], ["ann"]),
-        (9, ["ann", "bob", "cat", "Alpha", "Beta"], ["ann"]),
+        (14, ["ann", "bob", "cat", "Alpha", "Beta"], ["ann"]),
         (8, ["bob", "cat", "Alpha", "Beta"], ["bob"]),
     ]
     assert (s["chips"]["ann"], s["chips"]["bob"], s["chips"]["cat"]) == (14, 20, 12)
@@ -600,34 +600,40 @@ def test_ruling_11_side_pots_with_an_all_in_player() -> None:
 
 
 def test_a_split_pot_discards_its_remainder() -> None:
-    """ann and bob tie at 21: the pot of 5 (1 each) splits 2 + 2 (1 discarded); the pot of 3
-    (the second antes) 1 + 1 (1 discarded). The lowest tied seat, 1, is credited."""
+    """ann and bob tie at 21 over cat's 17: the one pot of
+    8 (the antes, 1 from each of the five, and the three second antes) is split once, 4 + 4,
+    nothing left over. With cat tied too, 8 / 3 is 2 each and 2 discarded. The lowest tied
+    seat, 1, is credited."""
     s = showdown({"ann": "R10 B11", "bob": "Y10 G11", "cat": "G9 Y8", "Alpha": "G1 Y2", "Beta": "G2 Y3"})
     sd = s["tables"]["Main"]["showdown"]
-    assert sd["won"] == {"ann": 3, "bob": 3} and sd["discarded"] == 2
-    assert net(s, "discard") == 2 and s["winners"]["Main"] == 1
+    assert len(sd["pots"]) == 1 and sd["won"] == {"ann": 4, "bob": 4} and sd["discarded"] == 0
+    assert net(s, "discard") == 0 and s["winners"]["Main"] == 1
+    s = showdown({"ann": "R10 B11", "bob": "Y10 G11", "cat": "G10 Y11", "Alpha": "G1 Y2", "Beta": "G2 Y3"})
+    sd = s["tables"]["Main"]["showdown"]
+    assert sd["won"] == {"ann": 2, "bob": 2, "cat": 2} and sd["discarded"] == 2 and net(s, "discard") == 2
 
 
 def test_ruling_11_a_bot_with_the_best_hand_takes_every_pot_and_it_is_discarded() -> None:
-    """Alpha's R10 R11 is the best: it wins the pot of 5 and the second antes (3), though it
-    put in only its ante ("If any of the automated players win, the chips are discarded"):
-    all 8 discarded; no human won, so the table's earlier credit (seat 2) stays."""
+    """Alpha's R10 R11 is the best: it wins the one pot of 8 (the antes and the second
+    antes), though it put in only its ante ("If any of the automated players win, the chips
+    are discarded"): all 8 discarded; no human won, so the table's earlier credit (seat 2)
+    stays."""
     s = showdown(
         {"ann": "Y2 B3", "bob": "Y4 G5", "cat": "G9 Y11", "Alpha": "R10 R11", "Beta": "G2 Y3"}, winners={"Main": 2}
     )
     sd = s["tables"]["Main"]["showdown"]
-    assert [p["winners"] for p in sd["pots"]] == [["Alpha"], ["Alpha"]]
+    assert [p["winners"] for p in sd["pots"]] == [["Alpha"]]
     assert sd["won"] == {} and sd["discarded"] == 8 and sd["returned"] == {}
     assert s["winners"]["Main"] == 2
 
 
 def test_ruling_11_a_human_tied_with_a_bot_keeps_their_share() -> None:
-    """cat (G9 Y11) and Alpha (R9 B11) tie at 20 over bob: the pot of 5 splits 2 + 2 (cat's
-    2, Alpha's 2 and the remainder 1 discarded), the second antes 3 split 1 + 1 (1 discarded)."""
+    """cat (G9 Y11) and Alpha (R9 B11) tie at 20 over bob: the one pot of 8 splits once,
+    4 + 4: cat keeps her 4, Alpha's 4 are discarded."""
     s = showdown({"ann": "Y2 B3", "bob": "Y4 G5", "cat": "G9 Y11", "Alpha": "R9 B11", "Beta": "G2 Y3"})
     sd = s["tables"]["Main"]["showdown"]
-    assert [p["winners"] for p in sd["pots"]] == [["cat", "Alpha"], ["cat", "Alpha"]]
-    assert sd["won"] == {"cat": 3} and sd["discarded"] == 5
+    assert [p["winners"] for p in sd["pots"]] == [["cat", "Alpha"]]
+    assert sd["won"] == {"cat": 4} and sd["discarded"] == 4
 
 
 def test_ruling_11_only_a_bots_win_leaves_the_credited_seat() -> None:
@@ -639,8 +645,9 @@ def test_ruling_11_only_a_bots_win_leaves_the_credited_seat() -> None:
     s = play_out(s, "Main")
     sd = s["tables"]["Main"]["showdown"]
     assert sd["pots"][0]["winners"] == ["Alpha"] and s["winners"]["Main"] == 2
-    # her second ante nobody matched comes back; the antes (5) go to Alpha, discarded
-    assert sd["won"] == {} and sd["returned"] == {"ann": 1} and sd["discarded"] == 5
+    # antes are dead money (RULINGS, "Pots"): her second ante is not handed back; the whole
+    # pot of 6 (her two antes, bob's and cat's, the bots') goes to Alpha, discarded
+    assert sd["won"] == {} and sd["returned"] == {} and sd["discarded"] == 6
 
 
 def test_ruling_11_a_table_where_every_human_folded_plays_out_its_bots() -> None:
@@ -651,6 +658,78 @@ def test_ruling_11_a_table_where_every_human_folded_plays_out_its_bots() -> None
     steps = G.steps(s)
     assert [st.key for st in steps] == ["h1-lost-bet1-1", "h1-main-done"]
     assert steps[1].waiting and steps[1].kind == "wait" and steps[1].players == ()
+
+
+def test_ruling_11_pots_a_three_way_tie_with_both_bots_splits_one_pot_once() -> None:
+    """Review case (seed 0, hand 1, Main): ann and bob stay, cat folds; nobody bets. bob,
+    Alpha and Beta tie at 20 and ann loses. The bots' 1-chip ante is no pot level: one pot
+    of 7 (three antes, the bots' two, two second antes) is split once, 7 // 3 = 2 for bob,
+    Alpha's and Beta's 2 and the remainder 1 discarded (5). Before the amendment the pot
+    was split twice: bob 1, 6 discarded."""
+    s = fresh()
+    s = deal(s, "Main", {"ann": "Y2 B3", "bob": "R9 B11", "cat": "G1 Y1", "Alpha": "G9 Y11", "Beta": "Y9 R11"},
+             "R1 R2 R3 R4 R6 R7 R8")  # fmt: skip
+    s = stay(s, {"ann": "stay", "bob": "stay", "dan": "stay", "eve": "stay", "fay": "stay"})
+    s = play_out(s, "Main")
+    sd = s["tables"]["Main"]["showdown"]
+    assert [(p["amount"], p["winners"]) for p in sd["pots"]] == [(7, ["bob", "Alpha", "Beta"])]
+    assert sd["won"] == {"bob": 2} and sd["discarded"] == 5 and sd["returned"] == {}
+    assert s["chips"]["bob"] == 20 and net(s, "discard") == 5
+
+
+def test_ruling_11_pots_antes_are_never_handed_back_even_to_a_lone_stayer() -> None:
+    """RULINGS, "Pots": "antes, the first and the second, are dead money and never handed
+    back, even to a lone stayer". ann stays alone at Main (antes 1 + 1) and beats the bots:
+    she takes the whole pot of 6; when Alpha beats her, all 6 are discarded and she has
+    lost both antes."""
+    cards = {"ann": "R10 B9", "Alpha": "G1 Y2", "Beta": "G2 Y3"}
+    s = deal(fresh(), "Main", cards, "R1 R2 R3 R4 R6")
+    s = play_out(stay(s, {"ann": "stay", "dan": "stay", "eve": "stay"}), "Main")
+    sd = s["tables"]["Main"]["showdown"]
+    assert sd["pots"] == [{"amount": 6, "eligible": ["ann", "Alpha", "Beta"], "winners": ["ann"]}]
+    assert sd["won"] == {"ann": 6} and sd["returned"] == {} and s["chips"]["ann"] == 24
+    s = deal(fresh(), "Main", cards | {"Alpha": "R10 R11"}, "R1 R2 R3 R4 R6")
+    s = play_out(stay(s, {"ann": "stay", "dan": "stay", "eve": "stay"}), "Main")
+    sd = s["tables"]["Main"]["showdown"]
+    assert sd["won"] == {} and sd["returned"] == {} and sd["discarded"] == 6 and s["chips"]["ann"] == 18
+    assert not [t for t in s["transfers"] if t["from"] == "pot-main" and t["to"] == "ann"]
+
+
+def test_ruling_11_pots_a_folded_players_chips_above_an_all_in_level_go_to_the_bots() -> None:
+    """Review case (seed 9, hand 15, Main): bob holds 2 and antes them all (all in); eve
+    antes 3 and folds. eve's third chip lies above bob's level: it belongs to the pot of
+    those who matched it (nobody) and the bots, so it is discarded; bob's pot is 6 (his 2,
+    eve's 2, the bots' 2) and he wins it: 6, not 7."""
+    s = fresh(main=("bob", "eve"), lost=("ann", "cat", "dan", "fay"), chips={"bob": 2}, hand=15)
+    s = deal(s, "Main", {"bob": "R9 B11", "eve": "Y2 B3", "Alpha": "G1 Y2", "Beta": "G2 Y3"}, "R1 R2 R3 R4 R6")
+    s = stay(s, {"bob": "stay", "ann": "stay", "cat": "stay", "dan": "stay"})  # eve folds
+    assert s["tables"]["Main"]["contrib"] == {"bob": 2, "eve": 3, "Alpha": 1, "Beta": 1}
+    s = play_out(s, "Main")
+    sd = s["tables"]["Main"]["showdown"]
+    assert [(p["amount"], p["eligible"], p["winners"]) for p in sd["pots"]] == [
+        (6, ["bob", "Alpha", "Beta"], ["bob"]),
+        (1, ["Alpha", "Beta"], ["Beta"]),
+    ]
+    assert sd["won"] == {"bob": 6} and sd["discarded"] == 1 and s["chips"]["bob"] == 6
+
+
+def test_ruling_11_pots_a_bet_nobody_called_goes_back_and_only_that() -> None:
+    """ann bets 5 and everyone folds: her 5 go back ("Only a bet nobody called goes back to
+    its bettor"); the antes (2 from each of the three, the bots' 2) stay in the pot she
+    then contests with the bots."""
+    s = fresh()
+    s = deal(s, "Main", {"ann": "R10 B9", "bob": "Y2 B3", "cat": "Y4 G5", "Alpha": "G1 Y2", "Beta": "G2 Y3"},
+             "R1 R2 R3 R4 R6 R7 R8")  # fmt: skip
+    s = stay(s, {p: "stay" for p in PLAYERS})
+    s = bet(s, "ann", "bet", amount=5)
+    s = bet(s, "bob", "fold")
+    s = bet(s, "cat", "fold")
+    s = play_out(s, "Main")
+    sd = s["tables"]["Main"]["showdown"]
+    assert sd["returned"] == {"ann": 5} and sd["pots"] == [
+        {"amount": 8, "eligible": ["ann", "Alpha", "Beta"], "winners": ["ann"]}
+    ]
+    assert s["chips"]["ann"] == 20 - 2 - 5 + 5 + 8
 
 
 # --------------------------------------------------------------------------- the two tables

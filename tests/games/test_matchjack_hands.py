@@ -13,6 +13,7 @@ from referee.games.matchjack.hands import (
     describe,
     rank,
     side_pots,
+    uncalled_bet,
     single_colour,
     value,
     worth,
@@ -76,17 +77,38 @@ def test_describe_names_the_class() -> None:
     assert describe(["R9", "B11"]) == "R9 B11: worth 20"
 
 
-def test_side_pots_for_an_all_in_seat() -> None:
-    """a all in for 3, b and c put in 8: a main pot of 9 for all three, a side pot of 10
-    for b and c."""
-    pots = side_pots({"a": 3, "b": 8, "c": 8})
-    assert pots == [Pot(9, ("a", "b", "c")), Pot(10, ("b", "c"))]
+BOTS = ("Alpha", "Beta")
 
 
-def test_folded_chips_stay_in_the_pots() -> None:
-    pots = side_pots({"a": 2, "b": 5, "c": 5, "d": 1}, folded={"d", "a"})
-    assert sum(p.amount for p in pots) == 13
-    assert pots == [Pot(13, ("b", "c"))]
+def test_side_pots_form_only_at_an_all_in_humans_level() -> None:
+    """a all in for 3, b and c put in 8, the bots their ante of 1: the main pot of 11 (3 each
+    and the bots' 2) for all three and the bots; a side pot of 10 for b, c and the bots."""
+    pots = side_pots({"a": 3, "b": 8, "c": 8, "Alpha": 1, "Beta": 1}, live=("a", "b", "c"), all_in=("a",), bots=BOTS)
+    assert pots == [Pot(11, ("a", "b", "c", *BOTS)), Pot(10, ("b", "c", *BOTS))]
+
+
+def test_the_bots_ante_is_no_pot_level() -> None:
+    """No one all in: one pot, whatever the bots put in (RULINGS: "Levels with the same
+    contestants are one pot")."""
+    pots = side_pots({"a": 2, "b": 2, "c": 1, "Alpha": 1, "Beta": 1}, live=("a", "b"), all_in=(), bots=BOTS)
+    assert pots == [Pot(7, ("a", "b", *BOTS))]
+
+
+def test_folded_chips_stay_in_the_pots_they_reached() -> None:
+    """a (all in for 2) and d folded: d's 5 lie 2 in the main pot and 3 in the side pot of
+    b and c, never a's."""
+    contrib = {"a": 2, "b": 5, "c": 5, "d": 5, "Alpha": 1, "Beta": 1}
+    pots = side_pots(contrib, live=("a", "b", "c"), all_in=("a",), bots=BOTS)
+    assert pots == [Pot(10, ("a", "b", "c", *BOTS)), Pot(9, ("b", "c", *BOTS))]
+
+
+def test_a_folded_players_chips_above_an_all_in_level_are_the_bots() -> None:
+    """RULINGS, "Pots": bob all in for 2, eve anted 3 and folded: eve's third chip belongs to
+    the pot of those who matched it (nobody) and the bots, never to bob."""
+    pots = side_pots({"bob": 2, "eve": 3, "Alpha": 1, "Beta": 1}, live=("bob",), all_in=("bob",), bots=BOTS)
+    assert pots == [Pot(6, ("bob", *BOTS)), Pot(1, BOTS)]
+    got = award(pots, {"bob": (0, 20), "Alpha": (0, 5), "Beta": (0, 7)}, bots=BOTS)
+    assert got.won == {"bob": 6} and got.discarded == 1
 
 
 def test_a_split_pot_discards_its_remainder() -> None:
@@ -102,19 +124,28 @@ def test_a_bots_share_is_discarded_and_a_tied_human_keeps_theirs() -> None:
     assert alone.won == {} and alone.discarded == 10
 
 
-def test_each_pot_goes_to_its_best_eligible_seat() -> None:
-    """a (all in) has the best hand: the main pot; the side pot goes to the best of b, c."""
-    pots = side_pots({"a": 3, "b": 8, "c": 8})
-    got = award(pots, {"a": (3, 0), "b": (0, 12), "c": (0, 19)})
-    assert got.won == {"a": 9, "c": 10} and got.discarded == 0
+def test_each_pot_goes_to_its_best_contestants() -> None:
+    """a (all in) has the best hand: the main pot; the side pot goes to the best of b, c
+    and the bots."""
+    contrib = {"a": 3, "b": 8, "c": 8, "Alpha": 1, "Beta": 1}
+    pots = side_pots(contrib, live=("a", "b", "c"), all_in=("a",), bots=BOTS)
+    got = award(pots, {"a": (3, 0), "b": (0, 12), "c": (0, 19), "Alpha": (0, 2), "Beta": None}, bots=BOTS)
+    assert got.won == {"a": 11, "c": 10} and got.discarded == 0
     assert got.winners == [("a",), ("c",)]
 
 
-def test_unmatched_chips_go_back_whatever_the_hand() -> None:
-    pots = side_pots({"a": 3, "b": 8})
-    assert pots == [Pot(6, ("a", "b")), Pot(5, ("b",))]
-    got = award(pots, {"a": (0, 10), "b": None})  # b busts: the matched pot is a's; b's 5 come back
-    assert got.won == {"a": 6, "b": 5}
+def test_only_a_bet_nobody_called_goes_back() -> None:
+    """RULINGS, "Pots": antes are dead money; only a bet nobody called goes back."""
+    # a lone stayer's second ante: nobody matched it, yet it is an ante: nothing goes back
+    assert uncalled_bet({"a": 2, "b": 1, "c": 1, "Alpha": 1, "Beta": 1}, {"a": 0}, ["a"]) == ("a", 0)
+    # a bet of 5 that b folded to: all 5 back, the antes (2 each) stay
+    assert uncalled_bet({"a": 9, "b": 4, "Alpha": 1, "Beta": 1}, {"a": 5, "b": 0}, ["a"]) == ("a", 5)
+    # b called 3 of it before folding to a raise: what b never matched goes back
+    assert uncalled_bet({"a": 9, "b": 7, "Alpha": 1, "Beta": 1}, {"a": 5, "b": 3}, ["a"]) == ("a", 2)
+    # the top two matched each other: nothing
+    assert uncalled_bet({"a": 9, "b": 9, "Alpha": 1, "Beta": 1}, {"a": 5, "b": 5}, ["a", "b"])[1] == 0
+    # nobody still in: nothing
+    assert uncalled_bet({"a": 3, "Alpha": 1, "Beta": 1}, {"a": 0}, []) == ("", 0)
 
 
 def test_a_pot_everyone_busts_is_discarded() -> None:

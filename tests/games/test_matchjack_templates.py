@@ -32,7 +32,7 @@ from referee.games.matchjack import hands
 from referee.games.matchjack.engine import GAME as G
 from referee.match import seals
 from referee.render import render_mail
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
 from tests.games.test_matchjack_helpers import (
     NAMES,
     PLAYERS,
@@ -196,6 +196,7 @@ def assert_mail_shape(text: str) -> None:
     prose = text.replace(REPLY_TO, "")
     for p in PLAYERS:  # names, never season ids
         assert not re.search(rf"\b{p}\b", prose), p
+    assert_counts_agree(text)
 
 
 def flat(text: str) -> str:
@@ -462,7 +463,7 @@ def test_the_next_hand_tells_the_last_hands_results_at_both_tables(hand: dict[st
     assert "--- The Main table ---" in results and "--- The Lost table ---" in results
     assert "  Dan Ek: BET 3 - 3 chips into the pot (3 in this round)\n  You: FOLD - out of this hand" in results
     assert "  The round is over: everyone else folded; Dan Ek plays on with the automated players." in results
-    assert "First 3 chips that nobody else matched went back to Dan Ek." in results
+    assert "First 3 chips that Dan Ek bet and nobody called went back to Dan Ek (antes never go\n  back)." in results
     for name in ("Main", "Lost"):
         for who, cards in s["history"][0]["tables"][name]["showdown"]["hands"].items():
             label = "You" if who == "eve" else NAMES.get(who, who)

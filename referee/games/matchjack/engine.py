@@ -113,6 +113,7 @@ from referee.games.base import (
     Step,
     check_balances,
     clone,
+    plural,
     rng,
     stored_result,
     transfer,
@@ -154,7 +155,7 @@ def ante_for(hand_no: int) -> int:
 
 
 def _chips(n: int) -> str:
-    return f"{n} chip" if n == 1 else f"{n} chips"
+    return plural(n, "chip")
 
 
 # ---------------------------------------------------------------------- small readers
@@ -536,24 +537,30 @@ def _advance(s: State, name: str) -> None:
 
 
 def _showdown(s: State, name: str) -> None:
-    """The hands of those still in are shown (bots included) and ranked
-    (``hands.rank``); the pots (``hands.side_pots``) go to their best eligible hands
-    (``hands.award``): a split's remainder and any share a bot wins are discarded. The
-    seat credited with the win (rulings 7, 11); a human left at 0 chips leaves the match."""
+    """The hands of those still in are shown (bots included) and ranked (``hands.rank``).
+    A bet nobody called goes back to its bettor (``hands.uncalled_bet``); antes never do.
+    The rest is cut into pots (``hands.side_pots``: side pots only at the levels where a
+    human went all in; the bots, who anted, contest every pot) and each pot goes to its best
+    contestants (``hands.award``): a split's remainder and any share a bot wins are
+    discarded (rule text: "If any of the automated players win, the chips are discarded").
+    The seat credited with the win (rulings 7, 11); a human left at 0 chips leaves the
+    match."""
     t = s["tables"][name]
     h = s["hand"]
     key = f"h{h}-{t['key']}-showdown"
-    folded = set(t["hall"]) | set(t["folded"])
-    contenders = [p for p in sorted(_in_hand(t), key=lambda p: t["seats"][p])] + list(t["bots"])
+    live = sorted(_in_hand(t), key=lambda p: t["seats"][p])
+    contenders = live + list(t["bots"])
     ranks = {x: hands.rank([c for c, _ in t["hands"][x]]) for x in contenders}
     contrib = dict(t["contrib"])
-    returned = _return_unmatched(s, t, contrib, folded, key)
-    # the bots never fold and contest every pot, though they put in only their ante: a bot
-    # with the best hand takes the pot, and its chips are discarded (ruling 11)
-    pots = [
-        hands.Pot(pot.amount, tuple(dict.fromkeys([*pot.eligible, *t["bots"]])))
-        for pot in hands.side_pots(contrib, folded=folded)
-    ]
+    bets = {p: sum(rnd["bets"].get(p, 0) for rnd in t["rounds"]) for p in t["dealt"]}
+    returned: dict[str, int] = {}
+    bettor, back = hands.uncalled_bet(contrib, bets, live)
+    if back:
+        contrib[bettor] -= back
+        s["chips"][bettor] += back
+        transfer(s, POTS[name], bettor, back, f"bet nobody called, hand {h}", key, currency=MATCH_CHIPS)
+        returned[bettor] = back
+    pots = hands.side_pots(contrib, live=live, all_in=t["all_in"], bots=t["bots"])
     got = hands.award(pots, ranks, bots=t["bots"])
     total = sum(contrib.values())
     assert sum(got.won.values()) + got.discarded == total
@@ -562,9 +569,9 @@ def _showdown(s: State, name: str) -> None:
         transfer(s, POTS[name], p, got.won[p], f"pot, hand {h}", key, currency=MATCH_CHIPS)
     transfer(s, POTS[name], DISCARD, got.discarded, f"discarded, hand {h}", key, currency=MATCH_CHIPS)
     credited = None
-    for pot, winners in zip(pots, got.winners, strict=True):
+    for winners in got.winners:
         humans = [p for p in winners if p not in t["bots"]]
-        if len(pot.eligible) >= 2 and humans:
+        if humans:
             credited = min(t["seats"][p] for p in humans)
             break
     if credited is not None:
@@ -586,25 +593,6 @@ def _showdown(s: State, name: str) -> None:
     t["revealed"] = contenders
     t["status"] = "done"
     _eliminate(s, [p for p in t["dealt"] if s["chips"][p] == 0])
-
-
-def _return_unmatched(s: State, t: dict[str, Any], contrib: dict[str, int], folded: set[str], key: str) -> dict[str, int]:
-    """Chips nobody else matched go back to their owner before the pots are made (ruling
-    11): what the human still in who put in the most put in above every other
-    contribution (a second ante or a bet no one else at the table matched). ``contrib`` is
-    cut to what stays at stake; returns {player: chips returned}."""
-    live = [p for p in contrib if p not in t["bots"] and p not in folded]
-    if not live:
-        return {}
-    top = max(live, key=lambda p: (contrib[p], -t["seats"][p]))
-    others = max((n for q, n in contrib.items() if q != top), default=0)
-    back = contrib[top] - others
-    if back <= 0:
-        return {}
-    contrib[top] -= back
-    s["chips"][top] += back
-    transfer(s, POTS[t["name"]], top, back, f"not matched, hand {s['hand']}", key, currency=MATCH_CHIPS)
-    return {top: back}
 
 
 def _after_tables(s: State) -> None:

@@ -15,11 +15,13 @@ A hand's **worth** is the sum of its values, tripled when every card has the sam
 4. hands worth 20 or less, the higher beating the lower;
 5. hands over 21 that are not single-colour bust and cannot win.
 
-Pots: every chip a seat puts in is a contribution; :func:`side_pots` cuts the
-contributions into a main pot and side pots (a seat that went all-in competes only for
-the chips every other seat matched), and :func:`award` gives each pot to its best-ranked
-eligible seats: a tie splits it, the remainder of a split is discarded, and a share won by
-an automated player is discarded too (a human tied with a bot keeps their share).
+Pots (RULINGS, "Pots", as amended after review): every chip a seat puts in is a
+contribution, antes included, and antes are dead money. :func:`uncalled_bet` finds the one
+thing that goes back, a bet nobody called; :func:`side_pots` cuts the rest into a main pot
+and side pots at the levels where a human still in went all in (the bots contest every
+pot); :func:`award` gives each pot to its best-ranked contestants: a tie splits it once,
+the remainder of a split is discarded, and a share won by an automated player is discarded
+too (a human tied with a bot keeps their share).
 """
 
 from __future__ import annotations
@@ -104,32 +106,51 @@ def describe(cards: Sequence[str]) -> str:
 @dataclass(frozen=True)
 class Pot:
     amount: int
-    eligible: tuple[str, ...]  # the seats still in the hand that put in at least this level
+    eligible: tuple[str, ...]  # who contests it: the humans still in who reached its level, then the bots
 
 
-def side_pots(contributions: Mapping[str, int], folded: Iterable[str] = ()) -> list[Pot]:
-    """The main pot and the side pots, lowest level first. Every seat's chips count toward
-    the pots up to what it put in; a folded seat's chips stay in but it is eligible for
-    none. A level that only one eligible seat reached is a pot of that seat alone (its
-    unmatched chips come back to it through :func:`award`)."""
-    out = set(folded)
-    levels = sorted({n for seat, n in contributions.items() if n > 0 and seat not in out})
+def uncalled_bet(contributions: Mapping[str, int], bets: Mapping[str, int], live: Iterable[str]) -> tuple[str, int]:
+    """The bet nobody called (RULINGS, "Pots": "Only a bet nobody called goes back to its
+    bettor"): what the human still in who put in the most put in above everyone else, but
+    never more than they bet in the betting rounds, since antes are dead money and never go
+    back. Returns (player, chips), chips 0 when nothing goes back. ``contributions`` are
+    every seat's chips in the hand (antes and bets, folded seats and bots included), ``bets``
+    the humans' chips put in by betting alone."""
+    ahead = sorted(live, key=lambda p: -contributions[p])
+    if not ahead:
+        return "", 0
+    top = ahead[0]
+    others = max((n for seat, n in contributions.items() if seat != top), default=0)
+    return top, max(0, min(contributions[top] - others, bets.get(top, 0)))
+
+
+def side_pots(
+    contributions: Mapping[str, int], live: Iterable[str], all_in: Iterable[str], bots: Sequence[str]
+) -> list[Pot]:
+    """The pots of a showdown, lowest level first (RULINGS, "Pots"): side pots form only at
+    the levels where a human still in went all in, and the top level is the most anyone put
+    in. Each pot holds every seat's chips between its level and the one below, folded seats'
+    and the bots' included (a bot's ante lies in the lowest pot). It is contested by the
+    humans still in who reached its level and by the bots, who anted and contest every pot;
+    a pot above every human still in (a folded player's chips over an all-in player's
+    level) is the bots' alone. Levels with the same contestants make one pot.
+
+    ``contributions``: every seat's chips in the hand after any uncalled bet went back;
+    ``live``: the humans still in; ``all_in``: the humans with no chips behind."""
+    still = [p for p in contributions if p in set(live)]
+    tops = {contributions[p] for p in still if p in set(all_in)}
+    top = max(contributions.values(), default=0)
+    levels = sorted({n for n in tops if 0 < n < top} | ({top} if top > 0 else set()))
     pots: list[Pot] = []
     below = 0
     for level in levels:
         amount = sum(min(n, level) - min(n, below) for n in contributions.values() if n > below)
-        eligible = tuple(seat for seat, n in contributions.items() if seat not in out and n >= level)
-        if amount:
+        eligible = tuple(p for p in still if contributions[p] >= level) + tuple(bots)
+        if pots and pots[-1].eligible == eligible:
+            pots[-1] = Pot(pots[-1].amount + amount, eligible)
+        elif amount:
             pots.append(Pot(amount, eligible))
         below = level
-    # chips folded seats put in above every remaining seat's level join the last pot
-    rest = sum(max(0, n - below) for n in contributions.values())
-    if rest:
-        if pots:
-            last = pots[-1]
-            pots[-1] = Pot(last.amount + rest, last.eligible)
-        else:
-            pots.append(Pot(rest, ()))
     return pots
 
 
@@ -141,24 +162,15 @@ class Awarded:
 
 
 def award(pots: Sequence[Pot], ranks: Mapping[str, tuple[int, int] | None], bots: Iterable[str] = ()) -> Awarded:
-    """Each pot to its best-ranked eligible seats (RULINGS): an exact tie splits it evenly,
-    the remainder of the split is discarded, and any share an automated player wins is
-    discarded. A pot only one seat is eligible for (chips nobody else matched) goes back to
-    it, whatever its hand. A pot whose eligible seats all bust (or that has none) is
-    discarded."""
+    """Each pot to its best-ranked contestants (RULINGS): an exact tie splits it evenly
+    (once per pot), the remainder of the split is discarded, and any share an automated
+    player wins is discarded (a human tied with a bot keeps their share). A pot whose
+    contestants all bust is discarded."""
     automated = set(bots)
     won: dict[str, int] = {}
     discarded = 0
     winners: list[tuple[str, ...]] = []
     for pot in pots:
-        if len(pot.eligible) == 1:  # chips nobody else matched go back to their seat, whatever its hand
-            (seat,) = pot.eligible
-            if seat in automated:
-                discarded += pot.amount
-            else:
-                won[seat] = won.get(seat, 0) + pot.amount
-            winners.append(pot.eligible)
-            continue
         contenders = [seat for seat in pot.eligible if ranks.get(seat) is not None]
         if not contenders:
             discarded += pot.amount
