@@ -918,6 +918,22 @@ def test_ruling_14_ties_for_most_and_fewest_go_to_the_chips_after_earlier_hands(
     assert s["final"]["how"] == {"winner": "earlier hands", "ec": "earlier hands"}
 
 
+def test_ruling_14_the_last_players_at_0_in_the_same_hand_the_most_chips_before_it_wins() -> None:
+    """RULINGS ("MatchJack"): "If the last players reach 0 in the same hand, the one with the
+    most chips before that hand wins (then the tie rule above)." Hand 8 (ante 2): ann holds 2,
+    everyone else 1; the antes take every chip and all six leave at 0 in one batch. ann,
+    with the most chips before the hand, wins; the EC is one of the others (first to 0, all
+    together: the fewest chips before, then a lot), never ann."""
+    chips = {"ann": 2, "bob": 1, "cat": 1, "dan": 1, "eve": 1, "fay": 1}
+    s = fresh(chips=chips, hand=8)
+    s["chips_after"] = [{p: 20 for p in PLAYERS}] * 7 + [dict(chips)]
+    s = G.apply_timeout(s, "h8-stay")
+    assert s["phase"] == "nominate" and all(n == 0 for n in s["chips"].values())
+    assert {e["batch"] for e in s["eliminated"]} == {1} and len(s["eliminated"]) == 6
+    assert s["final"]["winner"] == "ann" and s["final"]["how"]["winner"] == "earlier hands"
+    assert s["final"]["ec"] != "ann" and s["final"]["how"]["ec"].startswith("first to 0")
+
+
 def test_ruling_14_a_tie_all_the_way_back_goes_to_a_lot_from_the_seed() -> None:
     chips = {"ann": 30, "bob": 30, "cat": 20, "dan": 10, "eve": 10, "fay": 20}
     s = hand_15(chips, [dict(chips)] * 14)
