@@ -203,7 +203,8 @@ class MaildirSender:
     Each file starts with a ``Return-Path:`` line naming the mail's envelope sender (its
     signed bounce address), as a Maildir file delivered by an MTA does: the relay that sends
     the file on takes its envelope sender from there (``sendmail -f``), so that bounces come
-    back to it."""
+    back to it. Its lines end in LF, the local convention of Maildir files that mail readers
+    (mutt, s-nail) expect; the mail is composed with CRLF, which SMTP keeps."""
 
     concurrency = 1  # local files: one at a time is as fast, and keeps the order
 
@@ -212,9 +213,9 @@ class MaildirSender:
 
     async def send(self, mail: OutboundMail) -> SendResult:
         results: dict[str, tuple[Outcome, str]] = {}
-        data = mail.data
+        data = mail.data.replace(b"\r\n", b"\n")
         if mail.sender and _PLAIN_PATH.fullmatch(mail.sender) and not data.startswith(b"Return-Path:"):
-            data = b"Return-Path: <" + mail.sender.encode("ascii") + b">\r\n" + data
+            data = b"Return-Path: <" + mail.sender.encode("ascii") + b">\n" + data
         for recipient in mail.recipients:
             try:
                 self.outbox.deliver(recipient, data, mail.key, durable=False)

@@ -230,3 +230,39 @@ def test_batched_deliveries_are_durable_after_sync(tmp_path: Path) -> None:
     seen = paths[0].parent.parent / "cur" / (paths[0].name + ":2,S")
     paths[0].rename(seen)
     assert outbox.deliver("p0@example.test", b"other", "k0") == seen
+
+
+def test_the_outbox_writes_local_line_ends_that_a_mail_reader_parses() -> None:
+    """Issue 20: a Maildir file ends its lines in LF (s-nail reported "headers and body not
+    separated" on CRLF files); the mail as composed (CRLF) is otherwise unchanged."""
+    import asyncio
+    import email
+    import email.policy
+    import tempfile
+
+    from referee.mail.compose import compose
+    from referee.mail.maildir import MaildirSender
+    from referee.mail.transport import OutboundMail
+
+    data = compose(
+        from_addr="referee@example.test",
+        from_name="Referee",
+        to_addr="bob@example.test",
+        to_name="Bob",
+        reply_to=None,
+        subject="Round 1",
+        text="Dear Bob,\n\nYour move.\n",
+        message_id="m1@example.test",
+        date=datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc),
+        loop_value="referee@example.test",
+    )
+    assert b"\r\n" in data
+    with tempfile.TemporaryDirectory() as tmp:
+        outbox = maildir.MaildirOutbox(Path(tmp), per_address=True)
+        mail = OutboundMail(key="k1", sender="bounce@example.test", recipients=("bob@example.test",), data=data)
+        asyncio.run(MaildirSender(outbox).send(mail))
+        [written] = list((Path(tmp) / "bob@example.test" / "new").iterdir())
+        raw = written.read_bytes()
+    assert b"\r" not in raw and raw.endswith(data.replace(b"\r\n", b"\n"))
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert msg["Subject"] == "Round 1" and "Your move." in msg.get_content()

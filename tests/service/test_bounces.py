@@ -129,7 +129,8 @@ def test_the_maildir_outbox_writes_the_bounce_address_as_return_path(world):
     world.tick(START)
     (row, *_) = to_alice(world)
     mail = world.client("alice").all()[0]
-    assert mail.path.read_bytes().startswith(f"Return-Path: <{bounce_of(world, row.id)}>\r\n".encode())
+    data = mail.path.read_bytes()
+    assert data.startswith(f"Return-Path: <{bounce_of(world, row.id)}>\n".encode()) and b"\r" not in data
     assert mail.message["From"] == "Referee <referee@example.test>"
 
 
