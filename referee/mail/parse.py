@@ -74,6 +74,7 @@ __all__ = [
     "parse_body",
     "parse_headers",
     "parse_message",
+    "shown_text",
     "strip_quoted",
     "unflow",
 ]
@@ -1180,6 +1181,19 @@ def _body(choice: _Choice, *, truncated: bool) -> Body:
     later.append(("uncut", lambda: uncut))
     later.append(("quoted", lambda: _quoted_only(lines)))
     return Body((Reading("text", text),), shown, truncated or choice.cut, later=later)
+
+
+def shown_text(raw: bytes) -> str:
+    """The decoded text of the part a reader sees (:attr:`Body.shown`), without the
+    readings :func:`parse_body` makes for a player's mail: what a mail of ours says, to read
+    a reply against it (:mod:`referee.mail.reply`). Never raises."""
+    try:
+        data = _as_bytes(raw)[:RAW_LIMIT]
+        walk = _Walk(data, cut=False)
+        walk.part(0, len(data), 0, False, None)
+        return _choose(walk.leaves, TEXT_LIMIT).shown
+    except Exception:  # the helpers are total; this is the last line of defence
+        return ""
 
 
 def extract_text(msg: Message) -> str:

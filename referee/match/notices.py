@@ -155,7 +155,12 @@ class Notices:
         in_reply_to = None
         if reply_to_mail is not None and reply_to_mail.message_id:
             in_reply_to = reply_to_mail.message_id
-            references.extend(reply_to_mail.references)  # compose keeps each id once and trims the chain
+            # RFC 5322 3.6.4: the parent's References (else its In-Reply-To: a client that writes
+            # no References still names the mail of ours it answers), then its Message-ID;
+            # compose keeps each id once and trims the chain
+            references.extend(reply_to_mail.references)
+            if not reply_to_mail.references and reply_to_mail.in_reply_to:
+                references.append(reply_to_mail.in_reply_to)
             references.append(reply_to_mail.message_id)
         data = compose(
             from_addr=self.config.mail.address,
@@ -186,6 +191,7 @@ class Notices:
                 step_key=context["step"]["key"] if context["step"] else None,
                 step_title=context["step"]["title"] if context["step"] else None,
                 inbound_id=inbound_id,
+                form=context.get("form"),
             ),
         )
 
@@ -304,9 +310,11 @@ def _outbox_row(
     step_key: str | None = None,
     step_title: str | None = None,
     inbound_id: int | None = None,
+    form: str | None = None,
 ) -> dict[str, Any]:
     """An outbox row as a plain dict: a mail to send from ``at`` on."""
     return {
+        "form": form or None,
         "dedupe_key": dedupe,
         "message_id": message_id,
         "kind": kind,

@@ -39,7 +39,8 @@ from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, St
 from referee.mail import guards, tokens
 from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded, split_head
-from referee.mail.parse import Body, Headers, parse_body, parse_headers
+from referee.mail.parse import Body, Headers, parse_body, parse_headers, shown_text
+from referee.mail.reply import Against, read_against
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.bounce_book import BounceBook
@@ -61,6 +62,13 @@ log = logging.getLogger("referee.judge")
 MAX_ATTEMPTS = 2  # a mail that failed this often is quarantined
 QUOTE_LINES = 40  # an error reply quotes at most this many lines of what was read...
 QUOTE_WIDTH = 200  # ...each cut to this many characters
+AGAINST_MAILS = 4  # our mails a reply is read against at most: the one it answers, then the latest
+UNCHANGED_FORM = (
+    "Your reply only quotes our mail: the form in it is just as we sent it, and a form left "
+    "unchanged is never taken as a move (it shows an example or your current choice). To keep "
+    "what you have sent so far, do nothing. To send a move, change the form where it stands in "
+    "the quote, or write your lines above the quote, and send it again."
+)
 REPEAT_WINDOW = timedelta(days=7)  # the same text again within this time gets no second error
 NOTICE_KINDS = ("error", "spoof", "unaddressed")  # replies that are not receipts: limited per address
 RATE_WINDOW = timedelta(hours=1)  # mails_per_sender_hour counts the mails of this long before each one
@@ -575,6 +583,7 @@ class _SeatMail:
         self.session, self.row, self.head, self.now, self.batch, self.limiter = session, row, head, now, batch, limiter
         self.match, self.player = seat.match, seat.player
         self.game: Game = GAMES[self.match.game]
+        self.own: list[str] | None = None  # the player's lines, when the reply was read against our mail
         row.match_id, row.player_id = self.match.id, self.player.id
 
     def judge(self) -> Decision:
@@ -638,6 +647,67 @@ class _SeatMail:
         return Decision("accepted", None, f"{len(logged)} move(s) for {match.key}")
 
     def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
+        """The moves of the player's part of a reply read against the mail of ours it
+        quotes (:mod:`referee.mail.reply`); for a mail that quotes none of ours,
+        :meth:`_read_readings`."""
+        against = self._against_sent(body)
+        if against is None:
+            return self._read_readings(body)
+        self.own = list(against.own)
+        state, player = self.match.state, self.player.key
+        try:
+            parsed = self.game.parse(state, player, against.text)
+        except NoMoves as exc:
+            return None, NoMoves(UNCHANGED_FORM) if against.form_untouched else exc
+        except ParseError as exc:
+            return None, exc
+        if not parsed.moves:
+            return None, NoMoves(UNCHANGED_FORM if against.form_untouched else "I found nothing to read in your mail")
+        return parsed, None
+
+    def _against_sent(self, body: Body) -> Against | None:
+        """The reply read against the one of our mails it holds the most of a copy of,
+        among the one it answers (In-Reply-To), those its References name (latest first)
+        and, as a guess, our latest mails to the player in this match (there a copy must
+        hold our prose, not only the form's lines); at most :data:`AGAINST_MAILS`. None when
+        it quotes none of them."""
+        if not body.shown.strip():
+            return None
+        session, match = self.session, self.match
+        linked: list[int] = []
+        answered = self._answered()
+        if answered is not None:
+            linked.append(answered[0])
+        refs = [r for r in reversed(self.head.references) if len(r) <= 400][:AGAINST_MAILS]
+        if refs:
+            found = dict(
+                session.execute(
+                    select(Outbox.message_id, Outbox.id).where(Outbox.message_id.in_(refs), Outbox.match_id == match.id)
+                ).all()
+            )
+            linked += [found[r] for r in refs if r in found]
+        guessed: list[int] = []
+        if self.player.email:
+            guessed = list(
+                session.scalars(
+                    select(Outbox.id)
+                    .where(Outbox.match_id == match.id, Outbox.to_addr == self.player.email)
+                    .order_by(Outbox.id.desc())
+                    .limit(2)
+                )
+            )
+        best: Against | None = None
+        tried = [(oid, True) for oid in dict.fromkeys(linked)]
+        tried += [(oid, False) for oid in guessed if oid not in linked]
+        for oid, named in tried[:AGAINST_MAILS]:
+            row = session.execute(select(Outbox.message, Outbox.form).where(Outbox.id == oid)).first()
+            sent = shown_text(row.message) if row is not None else ""
+            got = read_against(body.shown, sent, row.form, linked=named) if sent else None
+            if got is not None and (best is None or got.copied > best.copied):
+                best = got
+        return best
+
+    def _read_readings(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
         """The moves of the first reading that holds any; else the error to tell the player.
 
         Every reading ends where a copy of our own mail begins (:func:`before_our_mail`),
@@ -764,7 +834,7 @@ class _SeatMail:
     def reject(
         self, reason: str, line: str | None = None, *, penalised: bool = False, body: Body | None = None
     ) -> Decision:
-        written = body.written if body is not None else ""
+        written = ("\n".join(self.own) if self.own is not None else body.written) if body is not None else ""
         self.judge_._notice(
             self.session,
             self.row,

@@ -239,6 +239,8 @@ class Outbox(Base):
     to_addr: Mapped[str] = mapped_column(String(320))
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), nullable=True, index=True)  # answers
     message: Mapped[bytes] = mapped_column(LargeBinary)
+    # the game's form the mail carried, as written (None: no form): a reply is read against it
+    form: Mapped[str | None] = mapped_column(Text, nullable=True)
     # pending -> sent | failed; sent -> bounced (a hard bounce came back for it)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -169,6 +169,9 @@ def test_receipt_mentions_missing_parts() -> None:
     text = render("receipt", state, A)
     assert "Gold 20, Silver 20, Black 0; 0 of your 40 points left unbet." in text
     assert "none yet. Without one by the deadline, Bob gets 60 points" in text
+    # issue 20: the receipt never shows as the player's submission what they did not send
+    assert "Your current submission, as a form:" not in text
+    assert "Your current submission, as a form; the ROULETTE part is only an example" in text
 
 
 @pytest.mark.parametrize("index", range(len(SUBMITTED)), ids=[f"round-{i}" for i in range(len(SUBMITTED))])

@@ -192,3 +192,21 @@ def test_out_of_turn_stale_and_illegal_commands_are_answered_with_the_choices_no
     world.send("bob", "CALL", START + 5 * HOUR)
     world.tick(START + 5 * HOUR)
     assert match_row(world).state["hand"] == 2
+
+
+def test_the_command_edited_inside_the_quoted_form_is_the_move(poker):
+    """Issue 20, kind C in a duel: the player changes the form's command inside the quote of
+    our mail. The reply is read against that mail: the edited section (the command with its
+    Turn line) is read; our instruction lines around it never are."""
+    world = poker
+    alice = world.client("alice")
+    prompt = alice.latest()
+    lines = prompt.text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("Turn: "))
+    assert lines[at - 1] in ("CHECK", "CALL")
+    lines[at - 1] = "RAISE 2"
+    quoted = "\n".join(f"> {line}" if line else ">" for line in lines)
+    alice.reply(prompt, "On Tue, 1 Dec 2026, Referee wrote:\n" + quoted, START + HOUR, quote=False)
+    world.tick(START + HOUR)
+    last = match_row(world).state["betting"]["actions"][-1]
+    assert (last["seat"], last["action"]) == ("alice", "raise")

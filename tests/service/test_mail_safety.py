@@ -3,8 +3,11 @@ duplicates and collisions, loops and floods, replies that tell the truth. On bot
 
 from __future__ import annotations
 
+import email
+import email.policy
 import logging
 import os
+import unicodedata
 from datetime import timedelta
 
 import pytest
@@ -20,6 +23,7 @@ from .harness import DAY, START, World, outbox_rows
 
 ROULETTE = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
 T1 = START + timedelta(hours=1)
+HOUR = timedelta(hours=1)
 
 
 @pytest.fixture
@@ -394,6 +398,81 @@ def test_an_empty_reply_quoting_our_mail_is_not_taken_for_its_example_form(world
     assert [r.status for r in inbound_rows(world)] == ["accepted", "rejected"]
 
 
+def pending(world: World, key: str):
+    with world.store.unit_of_work() as session:
+        return session.scalar(select(Match).where(Match.key == "m1")).state["pending"][key]
+
+
+def round_1(world: World) -> None:
+    """Both prepare in round 0; round 1 opens (a ROULETTE and a BET to send)."""
+    world.send("alice", ROULETTE, T1)
+    world.send("bob", ROULETTE.replace("Gold", "Silver", 1), T1)
+    world.tick(START + DAY)
+
+
+def test_a_bet_edited_in_the_quote_leaves_the_roulette_typed_before_as_it_stands(world):
+    """Issue 20, wrong move (1): a reply that edits only the BET inside the quote of the
+    round mail is read against that mail section by section: the quoted example ROULETTE,
+    untouched, never replaces the roulette the player typed before."""
+    round_1(world)
+    alice = world.client("alice")
+    prompt = alice.latest()
+    world.send("alice", "ROULETTE\nWinning colour: Black\nGold: 25\nSilver: 15\nBlack: 0", START + DAY + HOUR)
+    world.tick(START + DAY + HOUR)
+    edited = quoted(prompt.text).replace("> BET\n> Gold: 20\n> Silver: 20", "> BET\n> Gold: 5\n> Silver: 35")
+    assert edited != quoted(prompt.text)
+    alice.reply(prompt, "On Wed, 2 Dec 2026, Referee wrote:\n" + edited, START + DAY + 2 * HOUR, quote=False)
+    world.tick(START + DAY + 2 * HOUR)
+    assert [r.status for r in inbound_rows(world)][-2:] == ["accepted", "accepted"]
+    mine = pending(world, "alice")
+    assert mine["roulette"] == {"winning": "Black", "points": {"Gold": 25, "Silver": 15, "Black": 0}}
+    assert mine["bet"] == {"Gold": 5, "Silver": 35, "Black": 0}
+
+
+def test_a_bet_edited_in_the_quote_of_a_receipt_never_records_its_example_roulette(world):
+    """Issue 20, wrong move (2): the receipt of a BET-only mail shows an example ROULETTE
+    (and says it is one); editing the BET in a reply to that receipt records the bet only."""
+    round_1(world)
+    alice = world.client("alice")
+    world.send("alice", "BET\nGold: 40", START + DAY + HOUR)
+    world.tick(START + DAY + HOUR)
+    receipt = alice.latest()
+    assert "the ROULETTE part is only an example" in " ".join(receipt.text.split())
+    edited = quoted(receipt.text).replace("> Gold: 40\n> Silver: 0", "> Gold: 10\n> Silver: 30")
+    assert edited != quoted(receipt.text)
+    alice.reply(receipt, "On Wed, 2 Dec 2026, Referee wrote:\n" + edited, START + DAY + 2 * HOUR, quote=False)
+    world.tick(START + DAY + 2 * HOUR)
+    mine = pending(world, "alice")
+    assert mine["roulette"] is None and mine["bet"] == {"Gold": 10, "Silver": 30, "Black": 0}
+
+
+def test_a_chat_reply_with_an_unquoted_copy_and_a_decomposed_name_records_nothing(world):
+    """Issue 20, wrong move (3): the copy of our mail comes back without quote marks, the
+    greeting decomposed (NFD) or mis-decoded: still ours, so only the chat is read, and the
+    answer says an unchanged form is never a move."""
+    alice = world.client("alice")
+    prompt = alice.latest()
+    for n, copy in enumerate((unicodedata.normalize("NFD", prompt.text), prompt.text.encode().decode("latin-1"))):
+        alice.reply(prompt, "Thanks, see you tomorrow!\n\n" + copy, T1 + timedelta(minutes=n), quote=False)
+    world.tick(T1 + timedelta(minutes=5))
+    assert [r.status for r in inbound_rows(world)] == ["rejected", "rejected"]
+    assert pending(world, "alice")["roulette"] is None
+    answer = world.last_text("alice")
+    assert "a form left unchanged is never taken as a move" in " ".join(answer.split())
+    assert "Thanks, see you tomorrow!" in answer and "Dear Alice" not in answer.split("Thanks, see")[1]
+
+
+def test_ok_same_as_below_is_answered_that_an_unchanged_form_is_no_move(world):
+    """Kind E: the quote left untouched with "OK, same as below": nothing recorded, and the
+    answer says why, in the player's terms."""
+    alice = world.client("alice")
+    alice.reply(alice.latest(), "OK, same as below.", T1)
+    world.tick(T1)
+    assert [r.status for r in inbound_rows(world)] == ["rejected"]
+    answer = " ".join(world.last_text("alice").split())
+    assert "Your reply only quotes our mail" in answer and "To keep what you have sent so far, do nothing" in answer
+
+
 def test_a_kept_attribution_above_the_move_does_not_hide_it(world):
     alice = world.client("alice")
     prompt = alice.latest()
@@ -567,3 +646,20 @@ def test_an_html_form_edited_inside_the_blockquote_is_the_players_move(world):
     deliver(world, data)
     world.tick(T1)
     assert pending_roulette(world, "alice")["winning"] == "Silver"
+
+
+def test_a_receipt_references_the_mail_the_player_answered_even_without_their_references(world):
+    """Issue 20 (RFC 5322 3.6.4): a receipt's References are the parent's References plus
+    its Message-ID; a client that writes only In-Reply-To still gets the step mail it
+    answered into the chain."""
+    alice = world.client("alice")
+    prompt = alice.latest()
+    raw = alice.compose_reply(prompt, ROULETTE, T1)
+    raw = b"\n".join(line for line in raw.split(b"\n") if not line.startswith(b"References:"))
+    assert b"In-Reply-To:" in raw and b"References:" not in raw
+    deliver(world, raw)
+    world.tick(T1)
+    receipt = alice.latest()
+    chain = str(receipt.message["References"]).split()
+    sent_id = email.message_from_bytes(raw, policy=email.policy.default)["Message-ID"]
+    assert prompt.message_id in chain and chain[-1] == sent_id
