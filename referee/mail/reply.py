@@ -128,8 +128,13 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
     quote of another mail that shares a few lines with ours); or, without quote marks or of
     a mail the reply does not name, less than :data:`GUESS_SHARE` tenths of it. The caller
     then reads the mail as before."""
-    lines = [_line(raw) for raw in reply.split("\n")]
-    sent_lines = sent.split("\n")
+    raws, sent_lines = reply.split("\n"), sent.split("\n")
+    if not any(raw.lstrip(" \t")[:1] in (">", "|") for raw in raws):
+        # no quoted line: only a whole copy without quote marks could be one (see GUESS_SHARE)
+        filled = sum(1 for raw in raws if any(c.isalnum() for c in raw))  # lines that have words
+        if filled * 10 < sum(1 for raw in sent_lines if any(c.isalnum() for c in raw)) * GUESS_SHARE:
+            return None
+    lines = [_line(raw) for raw in raws]
     sent_words = [_line(raw).words for raw in sent_lines]
     ours = sum(1 for found in sent_words if found)
     stream: list[str] = []
