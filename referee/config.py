@@ -223,6 +223,10 @@ class ServiceConfig:
     # address gets no such reply until it has been quiet for quiet_minutes (loops, floods)
     replies_per_hour: int = 10
     quiet_minutes: int = 60
+    # notices about mail that is not authenticated (a forged sender, a mail to the general
+    # address) per address and hour: a budget of their own, so that mail anyone can forge in a
+    # player's name never holds back the replies to the player's own mail
+    notices_per_hour: int = 3
     # mails from one sender judged within an hour (by arrival); past it, ignored unread
     mails_per_sender_hour: int = 60
     dkim: DkimSettings | None = None  # [dkim]: outbound mail is signed when set
@@ -321,6 +325,7 @@ def load_service_config(path: Path) -> ServiceConfig:
             "arrival_grace_seconds",
             "replies_per_hour",
             "quiet_minutes",
+            "notices_per_hour",
             "mails_per_sender_hour",
         },
         swhere,
@@ -335,7 +340,12 @@ def load_service_config(path: Path) -> ServiceConfig:
     if not isinstance(grace, (int, float)) or isinstance(grace, bool) or not 0 <= grace <= 600:
         raise ConfigError(f"{swhere}: arrival_grace_seconds must be a number from 0 to 600, got {grace!r}")
     limits = {}
-    for name, default in (("replies_per_hour", 10), ("quiet_minutes", 60), ("mails_per_sender_hour", 60)):
+    for name, default in (
+        ("replies_per_hour", 10),
+        ("quiet_minutes", 60),
+        ("notices_per_hour", 3),
+        ("mails_per_sender_hour", 60),
+    ):
         value = svc.get(name, default)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{swhere}: {name} must be a positive integer, got {value!r}")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -70,7 +70,11 @@ UNCHANGED_FORM = (
     "the quote, or write your lines above the quote, and send it again."
 )
 REPEAT_WINDOW = timedelta(days=7)  # the same text again within this time gets no second error
-NOTICE_KINDS = ("error", "spoof", "unaddressed")  # replies that are not receipts: limited per address
+# Replies that are not receipts are limited per address (ReplyLimiter), in two budgets
+# by whether the mail they answer is authenticated (True: a seat's own mail) or not
+REPLY_KINDS = {True: ("error",), False: ("spoof", "unaddressed")}
+THROTTLED = {True: "throttled", False: "throttled-notices"}  # the rule of a reply held back by its budget
+REPEATED = {True: "repeated", False: "repeated-notice"}  # ... by the repeat rule
 RATE_WINDOW = timedelta(hours=1)  # mails_per_sender_hour counts the mails of this long before each one
 RATE_LIMITED = "rate-limited"  # the rule of a mail past its sender's limit
 
@@ -82,63 +86,103 @@ def body_digest(raw: bytes) -> str:
 
 
 class ReplyLimiter:
-    """Replies that are not receipts, per address: at most ``per_hour`` an hour; once over,
-    none until no reply to it has been held back for ``quiet``. The same text again from a sender
-    within a week gets no second error. Receipts for valid moves never pass through here."""
+    """Replies that are not receipts, per address, in two budgets that never mix:
 
-    def __init__(self, per_hour: int, quiet_minutes: int):
-        self.per_hour = per_hour
+    * **errors** answering a seat's authenticated mail: at most ``per_hour`` an hour;
+    * **notices** caused by mail that is not authenticated (a forged sender, a mail to the
+      general address): at most ``notices_per_hour`` an hour, a small budget of its own.
+
+    Once a budget is spent, that kind of reply goes to the address no more until none has been
+    held back for ``quiet``. Nothing an unauthenticated mail did (its notices, its throttling,
+    its text) ever holds back the reply to a player's own mail.
+
+    The *repeat rule*: the same text from the same sender, refused for the same reason within
+    :data:`REPEAT_WINDOW`, gets no second reply. It stops loops with responders that send the
+    same words every time without saying they are automated. It applies to mail that is not
+    authenticated and to authenticated mail in which nothing was read as a move; a player's
+    move that the rules refuse is always answered (the same ``RAISE 30`` refused out of turn,
+    then as too much, gets both answers). Receipts for valid moves never pass through here."""
+
+    def __init__(self, per_hour: int, quiet_minutes: int, notices_per_hour: int = 3):
+        self.budget = {True: per_hour, False: notices_per_hour}  # authenticated? -> replies an hour
         self.quiet = timedelta(minutes=quiet_minutes)
-        self._sent: dict[str, int] = {}  # replies written in this (unflushed) batch, per address
-        self._throttled: set[int] = set()  # players throttled in this batch
-        self._texts: set[tuple[str, str]] = set()  # (sender, body digest) answered in this batch
+        self._sent: dict[tuple[str, bool], int] = {}  # replies written in this (unflushed) batch
+        self._throttled: set[tuple[int, bool]] = set()  # (player, authenticated?) throttled in this batch
+        self._texts: set[tuple[str, str, str, bool]] = set()  # (sender, digest, reason, authenticated?) answered
 
-    def suppress(self, session: Session, row: _Mail, player: Player, now: datetime) -> str | None:
+    def suppress(
+        self,
+        session: Session,
+        row: _Mail,
+        player: Player,
+        now: datetime,
+        *,
+        trusted: bool,
+        reason: str,
+        repeatable: bool = True,
+    ) -> str | None:
         """Why no reply may go to ``player`` for ``row``, else None (and the reply is counted).
 
+        ``trusted``: ``row`` is a seat's authenticated mail (the reply is an error), else a
+        notice about a mail that is not. ``reason``: why ``row`` is refused, as recorded in its
+        note. ``repeatable``: the repeat rule may hold the reply back (False for a refused move).
         A suppressed reply is recorded on ``row`` (its rule, and the player it was for), which
         is what the quiet period of later batches looks at."""
-        address = player.email.lower()
-        if row.sender and row.body_digest:
-            key = (row.sender, row.body_digest)
+        note = _clean(reason)
+        if row.sender and row.body_digest and repeatable:
+            key = (row.sender, row.body_digest, note, trusted)
             repeated = key in self._texts or session.scalar(
                 select(Inbound.id)
                 .where(
                     Inbound.sender == row.sender,
                     Inbound.body_digest == row.body_digest,
+                    Inbound.note == note,
                     Inbound.id != row.id,
                     Inbound.status == "rejected",
                     Inbound.received_at >= row.received_at - REPEAT_WINDOW,
+                    _answered_as(trusted),
                 )
                 .limit(1)
             )
             if repeated:
-                return "repeated"
-        throttled = player.id in self._throttled or session.scalar(
+                return REPEATED[trusted]
+        throttled = (player.id, trusted) in self._throttled or session.scalar(
             select(Inbound.id)
             .where(
-                Inbound.player_id == player.id, Inbound.rule == "throttled", Inbound.processed_at >= now - self.quiet
+                Inbound.player_id == player.id,
+                Inbound.rule == THROTTLED[trusted],
+                Inbound.processed_at >= now - self.quiet,
             )
             .limit(1)
         )
+        address = player.email.lower()
         if not throttled:
-            sent = self._sent.get(address, 0) + session.scalar(
+            sent = self._sent.get((address, trusted), 0) + session.scalar(
                 select(func.count())
                 .select_from(Outbox)
                 .where(
                     Outbox.to_addr == address,
-                    Outbox.kind.in_(NOTICE_KINDS),
-                    Outbox.created_at > now - timedelta(hours=1),
+                    Outbox.kind.in_(REPLY_KINDS[trusted]),
+                    Outbox.created_at > now - RATE_WINDOW,
                 )
             )
-            throttled = sent >= self.per_hour
+            throttled = sent >= self.budget[trusted]
         if throttled:
-            self._throttled.add(player.id)
-            return "throttled"
-        self._sent[address] = self._sent.get(address, 0) + 1
+            self._throttled.add((player.id, trusted))
+            return THROTTLED[trusted]
+        self._sent[(address, trusted)] = self._sent.get((address, trusted), 0) + 1
         if row.sender and row.body_digest:
-            self._texts.add((row.sender, row.body_digest))
+            self._texts.add((row.sender, row.body_digest, note, trusted))
         return None
+
+
+def _answered_as(trusted: bool) -> Any:
+    """An earlier refused mail of the same class as the one judged: authenticated mail is held
+    back only by authenticated mail (rows that got an error, or were held back as such)."""
+    rules = (REPEATED[trusted], THROTTLED[trusted])
+    if trusted:
+        return or_(Inbound.rule.is_(None), Inbound.rule.in_(rules))
+    return Inbound.rule.is_not(None) & Inbound.rule.not_in((REPEATED[True], THROTTLED[True]))
 
 
 class SenderLimiter:
@@ -303,7 +347,9 @@ class Judge:
                     heads = [parse_headers(row.raw) for row in rows]
                     context = self._load(session, heads)
                     context.senders = SenderLimiter(self.config.mails_per_sender_hour).load(session, rows)
-                    limiter = ReplyLimiter(self.config.replies_per_hour, self.config.quiet_minutes)
+                    limiter = ReplyLimiter(
+                        self.config.replies_per_hour, self.config.quiet_minutes, self.config.notices_per_hour
+                    )
                     for row, head in zip(rows, heads, strict=True):
                         failing = row.id
                         decision = self._judge(session, row, head, now, context, limiter)
@@ -467,6 +513,7 @@ class Judge:
                 what = f"From {found or '(none)'} is not the registered address"
                 note = f"sender {found or '(none)'} is not the seat's registered address"
             log.warning("inbound %s: %s for %s in %s; ignored", row.id, what, seat.player.key, seat.match.key)
+            rule = "sender-unconfirmed" if claim.unconfirmed else "spoofed"
             self._notice(
                 session,
                 row,
@@ -482,8 +529,9 @@ class Judge:
                     "unconfirmed": claim.unconfirmed,
                     "received": row.received_at,
                 },
+                reason=note,
             )
-            return Decision("rejected", "sender-unconfirmed" if claim.unconfirmed else "spoofed", note)
+            return Decision("rejected", rule, note)
         players = []
         if head.from_addr and head.from_count == 1:
             players = session.scalars(select(Player).where(Player.email == head.from_addr)).all()
@@ -502,6 +550,7 @@ class Judge:
             running.append({"id": seat.match.key, "title": GAMES[seat.match.game].title, "reply_to": address})
         # match=None: this answer must carry no match's reply address in its headers, or a reply
         # to it could land in the wrong match of a player who plays several.
+        note = "sent to a damaged reply address" if claim.kind == "damaged" else "sent to the general address"
         self._notice(
             session,
             row,
@@ -512,8 +561,8 @@ class Judge:
             player,
             head=head,
             extra={"running": running, "damaged": claim.address if claim.kind == "damaged" else None},
+            reason=note,
         )
-        note = "sent to a damaged reply address" if claim.kind == "damaged" else "sent to the general address"
         return Decision("rejected", rule, note)
 
     def _notice(
@@ -528,11 +577,16 @@ class Judge:
         *,
         head: Headers | None = None,
         extra: dict[str, Any],
+        reason: str,
+        repeatable: bool = True,
     ) -> bool:
-        """A reply that is not a receipt, unless the address is throttled. True if written."""
+        """A reply that is not a receipt, unless the :class:`ReplyLimiter` holds it back (an
+        ``error`` answers a seat's authenticated mail; other kinds are notices about mail that
+        is not authenticated). True if written."""
         if player.email is None:  # a player without an address is never mailed
             return False
-        why = limiter.suppress(session, row, player, now)
+        trusted = kind == "error"
+        why = limiter.suppress(session, row, player, now, trusted=trusted, reason=reason, repeatable=repeatable)
         if why:
             log.warning(
                 "inbound %s: no %s reply to %s (%s): %s",
@@ -540,7 +594,9 @@ class Judge:
                 kind,
                 player.email,
                 why,
-                "the same text was answered before" if why == "repeated" else "too many replies to this address",
+                "the same text was answered before for the same reason"
+                if why in REPEATED.values()
+                else "too many replies to this address" + ("" if trusted else " about mail not authenticated"),
             )
             row.rule = why
             row.player_id = row.player_id or player.id  # whom the reply was for: the quiet period's key
@@ -610,7 +666,7 @@ class _SeatMail:
         parsed, error = self._read(body)
         if parsed is None:
             assert error is not None
-            return self.reject(error.reason, error.line, body=body)
+            return self.reject(error.reason, error.line, body=body, move=not isinstance(error, NoMoves))
         # A game that reads season currencies (garnets) judges the moves on the live holdings,
         # recorded with the first move for a replay.
         state, held = self.judge_.book.with_holdings(session, match, match.state)
@@ -628,7 +684,7 @@ class _SeatMail:
                 if applied.changed:
                     self._record(logged, state)
                 return self.reject(
-                    applied.reason or "That move is not allowed now.", penalised=applied.changed, body=body
+                    applied.reason or "That move is not allowed now.", penalised=applied.changed, body=body, move=True
                 )
         sealed = self._record(logged, state)
         self.notices.mail_player(
@@ -832,8 +888,17 @@ class _SeatMail:
         )
 
     def reject(
-        self, reason: str, line: str | None = None, *, penalised: bool = False, body: Body | None = None
+        self,
+        reason: str,
+        line: str | None = None,
+        *,
+        penalised: bool = False,
+        body: Body | None = None,
+        move: bool = False,
     ) -> Decision:
+        """Refuse the mail and tell the player why. ``move``: something in it was read as a
+        move (a line of the game's grammar, a move the rules refuse): such a refusal is always
+        answered, never held back by the repeat rule (:class:`ReplyLimiter`)."""
         written = ("\n".join(self.own) if self.own is not None else body.written) if body is not None else ""
         self.judge_._notice(
             self.session,
@@ -849,6 +914,8 @@ class _SeatMail:
                 "quoted": _quote(written.splitlines()),
                 "truncated": body.truncated if body is not None else False,
             },
+            reason=reason,
+            repeatable=not move,
         )
         log.info("inbound %s for %s/%s rejected: %s", self.row.id, self.match.key, self.player.key, reason)
         return Decision("rejected", None, reason)

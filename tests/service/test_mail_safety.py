@@ -505,9 +505,10 @@ def test_text_after_the_form_is_listed_as_ignored_in_the_receipt(world):
     assert "were ignored" in receipt and "| PS: 2 more rounds to go!" in receipt
 
 
-def test_a_flood_of_spoofed_mail_brings_the_player_at_most_the_hourly_limit_of_notices(world):
+def test_a_flood_of_spoofed_mail_brings_the_player_at_most_the_small_budget_of_notices(world):
     to = reply_address(world, "alice")
-    limit = world.config.replies_per_hour
+    limit = world.config.notices_per_hour
+    assert limit < world.config.replies_per_hour  # a budget of its own, and a small one
     for i in range(limit + 10):
         deliver(
             world,
@@ -517,7 +518,7 @@ def test_a_flood_of_spoofed_mail_brings_the_player_at_most_the_hourly_limit_of_n
     world.tick(T1 + timedelta(minutes=1))
     assert len(outbox_rows(world, kind="spoof")) == limit
     rows = inbound_rows(world)
-    assert sum(r.rule == "throttled" for r in rows) == 10
+    assert sum(r.rule == "throttled-notices" for r in rows) == 10
     # still quiet half an hour later, as more arrive
     deliver(
         world,
@@ -526,6 +527,63 @@ def test_a_flood_of_spoofed_mail_brings_the_player_at_most_the_hourly_limit_of_n
     )
     world.tick(T1 + timedelta(minutes=30))
     assert len(outbox_rows(world, kind="spoof")) == limit
+
+
+def test_forged_mail_in_a_players_name_never_silences_the_replies_to_her_own_mail(world):
+    """A forger who knows only Alice's address writes to the general address in her name: ten
+    mails, then one every 50 minutes, for ten hours. Alice's own mistakes, 2.5, 5 and 10 hours
+    in, are each answered: the notices about forged mail spend a budget of their own."""
+    general = world.config.mail.address
+    alice = world.client("alice")
+    round_mail = alice.latest()
+    at = T1
+    for i in range(10):
+        deliver(world, raw_mail(frm="alice@example.test", to=general, body=f"hello {i}", message_id=f"<f{i}@x>"), at)
+    world.tick(at)
+    mistakes = {T1 + timedelta(hours=h): f"ROULETTE\nWinning colour: Pink{h}\nGold: 30" for h in (2.5, 5, 10)}
+    for n in range(1, 13):
+        at = T1 + timedelta(minutes=50 * n)
+        deliver(world, raw_mail(frm="alice@example.test", to=general, body=f"hi {n}", message_id=f"<g{n}@x>"), at)
+        for when, text in mistakes.items():
+            if at - timedelta(minutes=50) < when <= at:
+                alice.reply(round_mail, text, when, quote=False)
+        world.tick(at)
+    assert len(outbox_rows(world, kind="error")) == 3
+    # the forger's mails were held back (the quiet period never ends: one comes every 50 minutes)
+    assert len(outbox_rows(world, kind="unaddressed")) == world.config.notices_per_hour
+    rules = [r.rule for r in inbound_rows(world)]
+    assert rules.count("throttled-notices") == 10 - world.config.notices_per_hour + 12
+    assert "throttled" not in rules and "repeated" not in rules
+
+
+def test_a_move_refused_twice_is_answered_twice(world):
+    """The repeat rule is for responders, not for a player's moves: the same refused move sent
+    again is answered again."""
+    bad = "ROULETTE\nWinning colour: Purple\nGold: 30\nSilver: 10\nBlack: 0"
+    world.send("alice", bad, T1, quote=False)
+    world.tick(T1)
+    world.send("alice", bad, T1 + timedelta(minutes=5), quote=False)
+    world.tick(T1 + timedelta(minutes=5))
+    assert len(outbox_rows(world, kind="error")) == 2
+    assert [r.rule for r in inbound_rows(world)] == [None, None]
+
+
+def test_the_same_text_refused_for_another_reason_is_answered_again(world):
+    """The repeat rule compares the reason too: the same chat-only text, first while its round
+    is open (nothing to read in it), then again after the round closed (too late), gets both
+    answers; a third time, for the same reason as the second, it gets none."""
+    alice = world.client("alice")
+    round_mail = alice.latest()
+    alice.reply(round_mail, "Thanks, see you tomorrow!", T1, quote=False)
+    world.tick(T1)
+    late = START + DAY + HOUR
+    alice.reply(round_mail, "Thanks, see you tomorrow!", late, quote=False)
+    world.tick(late)
+    alice.reply(round_mail, "Thanks, see you tomorrow!", late + HOUR, quote=False)
+    world.tick(late + HOUR)
+    errors = outbox_rows(world, kind="error")
+    assert len(errors) == 2
+    assert [r.rule for r in inbound_rows(world)] == [None, None, "repeated"]
 
 
 # ---------------------------------------------------------------------- found by an independent review
