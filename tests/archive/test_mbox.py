@@ -19,10 +19,10 @@ from referee.archive.rounds import match_rounds
 from referee.archive.texts import round_text
 from referee.config import parse_season
 from referee.games import GAMES
-from referee.mail.compose import compose
 from referee.seasons import load_season
 from referee.store.models import Event, Match, Outbox
 from tests.service.harness import DAY, SEASON, START, World, outbox_rows
+from tests.composed import referee_mail
 
 REFEREE = "referee@example.test"
 # a player's name that starts a line of the mails ("From Mars prepared a roulette ..."),
@@ -91,17 +91,13 @@ def add_organizer_notice(world: World) -> None:
     at = START + 3 * DAY + timedelta(hours=4)
     with world.store.unit_of_work() as session:
         for n, status, sent_at in ((1, "sent", at), (2, "pending", None), (3, "failed", None)):
-            raw = compose(
-                from_addr=REFEREE,
-                from_name="Referee",
+            raw = referee_mail(
+                "bob@example.test bounced three times.\n",
                 to_addr="organizer@example.test",
                 to_name="",
-                reply_to=None,
                 subject="Player bob is unreachable",
-                text="bob@example.test bounced three times.\n",
                 message_id=f"notice-{n}@example.test",
                 date=at,
-                loop_value="example.test",
             )
             session.add(
                 Outbox(

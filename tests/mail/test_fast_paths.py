@@ -9,7 +9,6 @@ import base64
 import hashlib
 import hmac
 import random
-from datetime import datetime, timezone
 from email import policy, quoprimime
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
@@ -19,7 +18,7 @@ import pytest
 from jinja2 import Environment, StrictUndefined, UndefinedError
 
 from referee.mail import tokens
-from referee.mail.compose import _QP_MAP, _qp_body, compose
+from referee.mail.compose import _QP_MAP, _qp_body
 from referee.mail.parse import (
     _CONTROL,
     _INVISIBLE,
@@ -32,6 +31,7 @@ from referee.mail.parse import (
 )
 from referee.mail.quotes import _strip, _text_and_uncut, _QuoteLines
 from referee.render import environment
+from tests.composed import referee_mail
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -220,18 +220,7 @@ def test_a_long_ascii_line_goes_quoted_printable_and_comes_back() -> None:
         + "You may still choose Gold 5, Silver 5, Black 5 more times as the winning colour. " * 3
         + "\n"
     )
-    data = compose(
-        from_addr="referee@league.test",
-        from_name="Referee",
-        to_addr="p@players.test",
-        to_name="Player 0",
-        reply_to=None,
-        subject="s",
-        text=text,
-        message_id="m@league.test",
-        date=datetime(2026, 12, 1, tzinfo=timezone.utc),
-        loop_value="league.test",
-    )
+    data = referee_mail(text, domain="league.test", to_addr="p@players.test", to_name="Player 0", subject="s")
     assert b"Content-Transfer-Encoding: quoted-printable" in data
     assert all(len(line) <= 76 for line in data.split(b"\r\n\r\n", 1)[1].split(b"\r\n"))
     assert parse_message(data).raw_body == text

@@ -9,6 +9,7 @@ import pytest
 
 from referee.mail import maildir
 from referee.mail.maildir import InboxItem, MaildirInbox, MaildirOutbox, deliver_to_maildir
+from tests.composed import referee_mail
 
 T0 = datetime(2024, 3, 12, 10, 0, tzinfo=timezone.utc)
 
@@ -168,9 +169,7 @@ def test_outbox_per_address_names_are_filesystem_safe(tmp_path: Path, recipient:
     assert not box.name.startswith(".")
 
 
-def test_outbox_never_shows_a_partial_file_in_new(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_outbox_never_shows_a_partial_file_in_new(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outbox = MaildirOutbox(tmp_path)
     seen_in_new_during_write: list[list[str]] = []
     real_fsync = os.fsync
@@ -185,9 +184,7 @@ def test_outbox_never_shows_a_partial_file_in_new(
     assert path.read_bytes() == b"x" * 100_000
 
 
-def test_outbox_failed_write_leaves_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_outbox_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outbox = MaildirOutbox(tmp_path)
 
     def failing_fsync(fd: int) -> None:
@@ -221,8 +218,9 @@ def test_outbox_output_is_readable_by_an_inbox(tmp_path: Path) -> None:
 
 def test_batched_deliveries_are_durable_after_sync(tmp_path: Path) -> None:
     outbox = MaildirOutbox(tmp_path / "out", per_address=True)
-    paths = [outbox.deliver(f"p{i}@example.test", b"Subject: x\r\n\r\nhi\r\n", f"k{i}", durable=False)
-             for i in range(3)]
+    paths = [
+        outbox.deliver(f"p{i}@example.test", b"Subject: x\r\n\r\nhi\r\n", f"k{i}", durable=False) for i in range(3)
+    ]
     assert all(p.read_bytes().endswith(b"hi\r\n") for p in paths)
     outbox.sync()
     assert outbox._unsynced == []
@@ -240,22 +238,10 @@ def test_the_outbox_writes_local_line_ends_that_a_mail_reader_parses() -> None:
     import email.policy
     import tempfile
 
-    from referee.mail.compose import compose
     from referee.mail.maildir import MaildirSender
     from referee.mail.transport import OutboundMail
 
-    data = compose(
-        from_addr="referee@example.test",
-        from_name="Referee",
-        to_addr="bob@example.test",
-        to_name="Bob",
-        reply_to=None,
-        subject="Round 1",
-        text="Dear Bob,\n\nYour move.\n",
-        message_id="m1@example.test",
-        date=datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc),
-        loop_value="referee@example.test",
-    )
+    data = referee_mail("Dear Bob,\n\nYour move.\n")
     assert b"\r\n" in data
     with tempfile.TemporaryDirectory() as tmp:
         outbox = maildir.MaildirOutbox(Path(tmp), per_address=True)
