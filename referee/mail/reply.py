@@ -58,7 +58,9 @@ _EDGE = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum()) + (
 # an ASCII word without the punctuation around it: from its first letter or digit to its last
 # (the "\\S*" gives back at most the word's own length: linear)
 _ASCII_WORD = re.compile(r"[0-9a-z](?:\S*[0-9a-z])?")
-_MOJIBAKE = ("\u00c3", "\u00c2", "\u00e2\u20ac", "\u00c5", "\u00c4")  # Ã Â â€ Å Ä: UTF-8 read as Latin-1
+# the first byte of a UTF-8 sequence read as Latin-1 or cp1252 (Ã, Â, â, Ì for the combining
+# accents of an NFD text ...): only a text holding one is tried for repair
+_MOJIBAKE = re.compile("[\u00c2-\u00f4]")
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def words(text: str) -> tuple[str, ...]:
 
 def _repair(text: str) -> str:
     """UTF-8 that was read as Latin-1 or cp1252 (``TomÃ¡s``), read back; else the text."""
-    if not any(mark in text for mark in _MOJIBAKE):
+    if _MOJIBAKE.search(text) is None:
         return text
     for codec in ("cp1252", "latin-1"):
         try:

@@ -299,10 +299,20 @@ _DECIDE = (
 )
 
 
+@dataclass(frozen=True)
+class _Sent:
+    """A mail of ours as a reply is read against it: its bytes and the form it carried."""
+
+    message: bytes
+    form: str | None
+
+
 @dataclass
 class _Batch:
     # our Message-ID -> (outbox id, match id, step key, step title) of the mail it is
     answered: dict[str, tuple[int, int | None, str, str | None]] = field(default_factory=dict)
+    # outbox id -> (message, form) of those mails: what a reply is read against first
+    sent: dict[int, Any] = field(default_factory=dict)
     matches: list[Match] = field(default_factory=list)  # held so the session keeps them
     senders: SenderLimiter | None = None  # mails per sender and hour (None: not limited)
 
@@ -426,13 +436,19 @@ class Judge:
         ordered = sorted(refs)
         for start in range(0, len(ordered), 500):
             found = session.execute(
-                select(Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key, Outbox.step_title).where(
-                    Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None)
-                )
+                select(
+                    Outbox.message_id,
+                    Outbox.id,
+                    Outbox.match_id,
+                    Outbox.step_key,
+                    Outbox.step_title,
+                    Outbox.message,
+                    Outbox.form,
+                ).where(Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None))
             )
-            batch.answered.update(
-                (message_id, (oid, match_id, step, title)) for message_id, oid, match_id, step, title in found
-            )
+            for message_id, oid, match_id, step, title, message, form in found:
+                batch.answered[message_id] = (oid, match_id, step, title)
+                batch.sent[oid] = _Sent(message, form)
         return batch
 
     # ------------------------------------------------------------------ one mail
@@ -722,46 +738,78 @@ class _SeatMail:
         return parsed, None
 
     def _against_sent(self, body: Body) -> Against | None:
-        """The reply read against the one of our mails it holds the most of a copy of,
-        among the one it answers (In-Reply-To), those its References name (latest first)
-        and, as a guess, our latest mails to the player in this match (there a copy must
-        hold our prose, not only the form's lines); at most :data:`AGAINST_MAILS`. None when
-        it quotes none of them."""
+        """The reply read against the mail of ours it copies: the first, in this order, that
+        it holds a copy of among the one it answers (In-Reply-To) and those its References
+        name (latest first); failing those, as a guess, the one of our latest mails to the
+        player in this match that it holds the most of a copy of (there a copy must hold
+        our prose, not only the form's lines). At most :data:`AGAINST_MAILS` mails are
+        read; a reply that answers a mail of ours and copies it, as nearly every reply
+        does, costs one reading and no query (the batch loaded that mail). None when it
+        quotes none of them."""
         if not body.shown.strip():
             return None
-        session, match = self.session, self.match
-        linked: list[int] = []
         answered = self._answered()
-        if answered is not None:
-            linked.append(answered[0])
-        refs = [r for r in reversed(self.head.references) if len(r) <= 400][:AGAINST_MAILS]
-        if refs:
-            found = dict(
-                session.execute(
-                    select(Outbox.message_id, Outbox.id).where(Outbox.message_id.in_(refs), Outbox.match_id == match.id)
-                ).all()
-            )
-            linked += [found[r] for r in refs if r in found]
-        guessed: list[int] = []
-        if self.player.email:
-            guessed = list(
-                session.scalars(
-                    select(Outbox.id)
-                    .where(Outbox.match_id == match.id, Outbox.to_addr == self.player.email)
-                    .order_by(Outbox.id.desc())
-                    .limit(2)
-                )
-            )
+        linked = [answered[0]] if answered is not None else []
+        if linked:
+            got = self._read_against(body, self.batch.sent.get(linked[0]), linked=True)
+            if got is not None:
+                return got
+        named = [oid for oid in self._referenced_mails() if oid not in linked]
+        named = named[: AGAINST_MAILS - len(linked)]
+        sent = self._sent_texts(named)
+        for oid in named:
+            got = self._read_against(body, sent.get(oid), linked=True)
+            if got is not None:
+                return got
+        linked += named
+        guessed = self._latest_mails(exclude=linked)[: AGAINST_MAILS - len(linked)]
+        sent = self._sent_texts(guessed)
         best: Against | None = None
-        tried = [(oid, True) for oid in dict.fromkeys(linked)]
-        tried += [(oid, False) for oid in guessed if oid not in linked]
-        for oid, named in tried[:AGAINST_MAILS]:
-            row = session.execute(select(Outbox.message, Outbox.form).where(Outbox.id == oid)).first()
-            sent = shown_text(row.message) if row is not None else ""
-            got = read_against(body.shown, sent, row.form, linked=named) if sent else None
+        for oid in guessed:
+            got = self._read_against(body, sent.get(oid), linked=False)
             if got is not None and (best is None or got.copied > best.copied):
                 best = got
         return best
+
+    def _referenced_mails(self) -> list[int]:
+        """Our mails about this match that the reply's References name, latest first;
+        outbox ids, each once."""
+        refs = [r for r in reversed(self.head.references) if len(r) <= 400][:AGAINST_MAILS]
+        if not refs:
+            return []
+        found = dict(
+            self.session.execute(
+                select(Outbox.message_id, Outbox.id).where(
+                    Outbox.message_id.in_(refs), Outbox.match_id == self.match.id
+                )
+            ).all()
+        )
+        return list(dict.fromkeys(found[r] for r in refs if r in found))
+
+    def _latest_mails(self, exclude: list[int]) -> list[int]:
+        """Our two latest mails to the player in this match, but those in ``exclude``."""
+        if not self.player.email:
+            return []
+        latest = self.session.scalars(
+            select(Outbox.id)
+            .where(Outbox.match_id == self.match.id, Outbox.to_addr == self.player.email)
+            .order_by(Outbox.id.desc())
+            .limit(2)
+        )
+        return [oid for oid in latest if oid not in exclude]
+
+    def _sent_texts(self, ids: list[int]) -> dict[int, _Sent]:
+        """Our mails ``ids`` (their message and form), by outbox id, in one query."""
+        if not ids:
+            return {}
+        query = select(Outbox.id, Outbox.message, Outbox.form).where(Outbox.id.in_(ids))
+        return {row.id: _Sent(row.message, row.form) for row in self.session.execute(query)}
+
+    @staticmethod
+    def _read_against(body: Body, sent: _Sent | None, *, linked: bool) -> Against | None:
+        """The reply read against our mail ``sent`` (:func:`read_against`); None without it."""
+        text = shown_text(sent.message) if sent is not None else ""
+        return read_against(body.shown, text, sent.form, linked=linked) if sent is not None and text else None
 
     def _read_readings(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
         """The moves of the first reading that holds any; else the error to tell the player.

@@ -184,3 +184,17 @@ def test_an_edit_on_the_last_line_of_a_trimmed_quote_still_changes_its_section()
     reply = quoted(trimmed).replace("> Gold: 20\n> Silver: 20\n> Black: 0", "> Gold: 15\n> Silver: 20\n> Black: 5")
     got = read_against(f"{ATTRIBUTION}\n{reply}", SENT, FORM)
     assert got is not None and got.text == "BET\nGold: 15\nSilver: 20\nBlack: 5"
+
+
+def test_an_nfd_copy_read_as_latin1_is_still_ours() -> None:
+    """Corpus, rewind-holdem/mojibake-unquoted/D/NFD: an NFD name ("Zoe" + U+0308) whose
+    UTF-8 was read as Latin-1 comes back as "ZoeÌ\\x88": the combining accent's lead byte
+    (Ì) marks a mis-decoding too, so the line is repaired, found in our mail, and our
+    instruction line "FOLD: Zoë ... takes the pot" is never read as the player's FOLD."""
+    sent = SENT.replace("against Alice", "against Zoë Ångström").replace(
+        "How scoring works", "FOLD: Zoë Ångström takes the pot.\n\nHow scoring works"
+    )
+    copy = unicodedata.normalize("NFD", sent).encode("utf-8").decode("latin-1")
+    assert words(copy.split("\n")[2]) == words(sent.split("\n")[2])
+    got = read_against("Thanks!\n\n" + copy, sent, FORM)
+    assert got is not None and got.text == "Thanks!" and got.form_untouched
