@@ -50,6 +50,7 @@ __all__ = ["Against", "read_against", "words"]
 CANDIDATES = 24  # places tried for a line that does not continue the copy where the last one ended
 MIN_COPY_LINES = 2  # fewer lines of ours than this: no copy found (the caller reads the mail as before)
 MAX_EDITS = 4  # the player's lines inside a copy, at most (or half its lines): more, it is a quote of another mail
+CHECK_WORDS = ("step", "turn")  # the first word of a form's check line ("Step: ...", "Turn:" before issue 20)
 GUESS_SHARE = 6  # tenths of our mail's lines a copy must hold, when unquoted or of a mail the reply does not name
 _QUOTE = " \t>|"
 _EDGE = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum()) + (
@@ -152,7 +153,7 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
         copy = [i for i in copy if lines[i].depth == depth]
     if len(copy) < MIN_COPY_LINES:
         return None
-    section_of = _sections(sent_words, form)
+    section_of, checks = _sections(sent_words, form)
 
     def sent_span(i: int) -> tuple[int, int]:
         a = starts[i]
@@ -208,6 +209,8 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
     if (depth == 0 or not linked) and len(copy) * 10 < ours * GUESS_SHARE:
         return None  # a copy without quote marks is a whole mail (Outlook's): a few lines are the player's
     changed = {s for s in edits.values() if s is not None}
+    if changed:  # a form's check line (a paragraph of its own) goes with every section changed
+        changed |= checks & shown
 
     def belongs(i: int, section: int) -> bool:
         if i in edits:
@@ -315,12 +318,14 @@ def _longest_run(starts: list[int | None]) -> list[int]:
     return run[::-1]
 
 
-def _sections(mail: list[tuple[str, ...]], form: str | None) -> dict[int, int]:
+def _sections(mail: list[tuple[str, ...]], form: str | None) -> tuple[dict[int, int], set[int]]:
     """Our mail's line -> the form section it belongs to (the form's paragraphs, found in
-    the mail as runs of lines with the same words)."""
+    the mail as runs of lines with the same words); and the sections that are a check line
+    of their own (``Step: Round 3 of 10``), which name the step the form answers."""
     out: dict[int, int] = {}
+    checks: set[int] = set()
     if not form:
-        return out
+        return out, checks
     paragraphs: list[list[tuple[str, ...]]] = [[]]
     for raw in form.split("\n"):
         found = words(raw)
@@ -331,10 +336,12 @@ def _sections(mail: list[tuple[str, ...]], form: str | None) -> dict[int, int]:
     start = 0
     for n, para in enumerate(p for p in paragraphs if p):
         size = len(para)
+        if size == 1 and para[0][0] in CHECK_WORDS:
+            checks.add(n)
         for k in range(start, len(mail) - size + 1):
             if mail[k] == para[0] and mail[k : k + size] == para:
                 for j in range(k, k + size):
                     out[j] = n
                 start = k + size
                 break
-    return out
+    return out, checks

@@ -198,3 +198,20 @@ def test_an_nfd_copy_read_as_latin1_is_still_ours() -> None:
     assert words(copy.split("\n")[2]) == words(sent.split("\n")[2])
     got = read_against("Thanks!\n\n" + copy, sent, FORM)
     assert got is not None and got.text == "Thanks!" and got.form_untouched
+
+
+def test_a_forms_check_line_is_read_with_every_section_the_player_changed():
+    """Stationary Roulette's form opens with its check line, a paragraph of its own
+    (``Step: Round 5 of 10``). A BET edited inside the quote is read with that line, so the
+    game can tell a reply to an old round from one to the round open now; the untouched
+    ROULETTE is still never read."""
+    form = "Step: Round 5 of 10\n\n" + FORM
+    sent = SENT.replace("ROULETTE\nWinning colour", "Step: Round 5 of 10\n\nROULETTE\nWinning colour", 1)
+    quoted = "\n".join(f"> {line}" if line else ">" for line in sent.split("\n"))
+    reply = "See below.\n\n" + quoted.replace("> BET\n> Gold: 20\n> Silver: 20", "> BET\n> Gold: 35\n> Silver: 5")
+    got = read_against(reply, sent, form)
+    assert got is not None and got.form_changed
+    assert "Step: Round 5 of 10" in got.text and "Gold: 35" in got.text
+    assert "ROULETTE" not in got.text and "Winning colour" not in got.text
+    untouched = read_against("OK\n\n" + quoted, sent, form)
+    assert untouched is not None and untouched.form_untouched and "Step:" not in untouched.text

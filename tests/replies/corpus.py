@@ -150,7 +150,10 @@ SPECS = {
         receipt_moves=("FOLD", "RAISE 1", "CALL", "CHECK"),
     ),
     "betting-minority": GameSpec(
-        "betting-minority", _betting_minority, _command_section, ("MARKER OPPONENT", "MARKER ME", "SEND P1 TO Dos", "SEND P2 TO Tres"),
+        "betting-minority",
+        _betting_minority,
+        _command_section,
+        ("MARKER OPPONENT", "MARKER ME", "SEND P1 TO Dos", "SEND P2 TO Tres"),
         receipt_moves=("MARKER ME", "MARKER OPPONENT"),
     ),
     "matchjack": GameSpec("matchjack", _matchjack, _command_section, ("FOLD", "STAY")),
@@ -439,7 +442,7 @@ def edit_inside(old: list[str], new: list[str]) -> Callable[[str], str]:
 def plan(case: Case, season: Season, mail: Mail) -> tuple[Callable[[str], str], str | None, str]:
     """The edit the player makes, the text whose moves they mean (None: no move), and the
     lines they wrote themselves."""
-    spec, game = season.spec, season.game
+    spec = season.spec
     paras = paragraphs(mail.form)
     section = next(p for p in paras if spec.section(p))
     new = _alternative(season, mail, section)
@@ -487,7 +490,14 @@ def _legal(game: Any, state: Any, moves: list[Any]) -> bool:
 
 
 def _canon(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
+    """Moves as compared: plain JSON, without the ``step`` a move carries when the reply held
+    the form's check line (Stationary Roulette's ``Step: Round 3 of 10``, read with any
+    section the player changed inside the quote): it names the round answered, no part of
+    the move itself (a wrong one is refused, never recorded)."""
+    moves = json.loads(json.dumps(value, default=str))
+    if isinstance(moves, list):
+        return [{k: v for k, v in m.items() if k != "step"} if isinstance(m, dict) else m for m in moves]
+    return moves
 
 
 def _norm(line: str) -> str:
@@ -590,7 +600,7 @@ def run(selected: list[Case] | None = None, *, games: tuple[str, ...] = GAME_NAM
                 name = unicodedata.normalize(form, ACTOR_NAME)
                 try:
                     for case in mine:
-                        results.append(run_case(case, season, lambda c, o, e: _build(c, o, e, name)))
+                        results.append(run_case(case, season, lambda c, o, e, name=name: _build(c, o, e, name)))
                 finally:
                     season.close()
     return results
