@@ -225,11 +225,12 @@ MAX_DEMO_TURNS = 2000  # a duel ends long before; the bound keeps a broken one f
 ILLEGAL_TURN = 3  # from this turn on, alice's next command asks for more than the rules allow
 MISSED_TURN = 6  # from this turn on, bob misses his next turn
 CARD = re.compile(r"'s card: (\d+)")
-TURN_LINE = re.compile(r"^Turn: .+$", re.MULTILINE)
+# the form's line naming the turn: "Step: ..." since issue 20 (every game's form), "Turn: ..." before
+TURN_LINE = re.compile(r"^(?:Step|Turn): .+$", re.MULTILINE)
 
 
 class DuelPlayer:
-    """Answers the latest mail that shows its turn (the one with a Turn line in its form),
+    """Answers the latest mail that shows its turn (the one with a Step line in its form),
     judging by the opponent's card it shows, as a cautious human might."""
 
     def __init__(self, key: str, client: ScriptedClient, rng: random.Random):
@@ -336,9 +337,11 @@ class MinorityPlayer:
 
     def unplaced(self) -> list[tuple[str, str]]:
         """(short id, name) of the participants the mail lists as not placed yet."""
-        found = re.search(r"^\s*Not placed yet: (.+)$", self.prompt().text, re.MULTILINE)
+        # the list may be wrapped: its continuation lines are indented under it
+        found = re.search(r"^\s*Not placed yet: (.+(?:\n {4}\S.*)*)", self.prompt().text, re.MULTILINE)
         assert found, f"{self.key}'s mail lists nobody to send"
-        return [(short, name) for short, name in (item.split(" ", 1) for item in found.group(1).split(", "))]
+        items = " ".join(found.group(1).split()).split(", ")
+        return [(short, name) for short, name in (item.split(" ", 1) for item in items)]
 
     def choose(self) -> tuple[tuple[str, str], str]:
         """A participant not placed yet, and a room: alice takes hers from the first half of
@@ -793,9 +796,11 @@ def round_summary(entry: dict[str, Any]) -> str:
 
 
 def problem_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("Problem:"):
-            return line
+    """The "Problem:" paragraph of an error mail on one line (it may be wrapped), else the
+    mail's first line."""
+    found = re.search(r"^Problem:.*(?:\n(?!\n).*)*", text, re.MULTILINE)
+    if found:
+        return " ".join(found.group(0).split())
     return text.splitlines()[0] if text else ""
 
 

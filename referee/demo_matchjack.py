@@ -249,8 +249,11 @@ def listed_amounts(text: str, word: str) -> tuple[int, int] | None:
     """The amounts ``word n`` (``BET n``, or ``RAISE n``: not ``RAISE TO n``) may take, as the
     mail lists them: a choice line ``BET n ... n from 1 to 6``, or ``BET 1 to BET 6`` in a
     sentence; None when the mail lists none (then the form's command it is)."""
-    line = re.search(rf"^\s*{word} n\b.*?\bfrom (\d+) to (\d+)", text, re.MULTILINE)
-    span = line or re.search(rf"\b{word} (\d+) to {word} (\d+)\b", text)
+    # the mails wrap at 72 (issue 20): a choice's meaning goes on under its column, a sentence
+    # may break at any space
+    rows = re.sub(r"\n {16}(?=\S)", " ", text)
+    line = re.search(rf"^\s*{word} n\b.*?\bfrom (\d+) to (\d+)", rows, re.MULTILINE)
+    span = line or re.search(rf"\b{word} (\d+) to {word} (\d+)\b", " ".join(text.split()))
     if span is None:
         return None
     low, high = int(span.group(1)), int(span.group(2))

@@ -7,6 +7,9 @@ missing variable fails loudly in tests instead of mailing a blank to a player.
 
 from __future__ import annotations
 
+import re
+import textwrap
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -44,10 +47,138 @@ class _Environment(Environment):
         return super().getattr(obj, attribute)
 
 
+# Mail text is read in plain-text clients and quoted in replies (issue 20, RFC 3676): every
+# line at most LINE_MAX characters, prose wrapped at WRAP_AT. A line that cannot be broken
+# (one long token: an address, a hash) or a command to copy whole (``printf ... | sha256sum``)
+# stands alone on its line, however long.
+WRAP_AT = 72
+LINE_MAX = 78
+_BLANK_RUNS = re.compile(r"\n(?:[ \t]*\n){2,}")  # two blank lines or more: one is enough
+_COMMAND = re.compile(r"^\s*printf '%s' .* \| sha256sum$")
+_HANGING = re.compile(r"^(\s*)((?:[-*\u2022] |\| |\d+\. )?)")
+
+
+def unbreakable(line: str) -> bool:
+    """A line no wrapping may break: a single token, or a seal's check command."""
+    return len(line.split()) <= 1 or bool(_COMMAND.match(line))
+
+
+def wrap_line(line: str, width: int = WRAP_AT) -> list[str]:
+    """One line as lines of at most ``width`` characters, broken at spaces only: the
+    continuation lines keep the line's indent (and hang under a bullet, ``- ``, ``* ``,
+    or a quote bar, ``| ``, which they repeat; an indented line's continuations hang two
+    further in). A token longer than the width stands alone on its line; a seal's check
+    command is never broken."""
+    if len(line) <= width or unbreakable(line):
+        return [line]
+    indent, mark = _HANGING.match(line).groups()  # type: ignore[union-attr]
+    # an indented line (a row of a table, an entry of a list) hangs two further in
+    rest_indent = indent + ("| " if mark == "| " else " " * len(mark)) + ("  " if indent and not mark else "")
+    return textwrap.wrap(
+        line,
+        width=width,
+        initial_indent="",
+        subsequent_indent=rest_indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [line]
+
+
+def wrap_text(text: str, keep: Iterable[str] = (), width: int = WRAP_AT) -> str:
+    """Every line of ``text`` longer than ``width`` wrapped (:func:`wrap_line`), except the
+    lines listed in ``keep`` (the lines of the form, which the grammar reads and which must
+    never be wrapped). Lines are never joined, so tables, forms and indented blocks keep
+    their shape; a short line is left as it is."""
+    kept = {line.strip() for line in keep if line.strip()}
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width or line.strip() in kept:
+            out.append(line)
+        else:
+            out.extend(wrap_line(line, width))
+    return "\n".join(out)
+
+
+def named(text: Any, names: Mapping[str, str] | None) -> Any:
+    """``text`` with every player key of ``names`` ({key: name}) written as the name:
+    the engines word their reasons with keys ("alice wins: bob has no chips left"), and a
+    mail says "Alice wins: Bob has no chips left". A key is replaced only as a whole word
+    (not inside a longer word or an address)."""
+    if not isinstance(text, str) or not names:
+        return text
+    keys = sorted((k for k in names if k and k != names[k]), key=len, reverse=True)
+    if not keys:
+        return text
+    pattern = re.compile(r"(?<![\w@.+-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w@-]|\.\w)")
+    return pattern.sub(lambda m: names[m.group(1)], text)
+
+
+# Every abbreviation a player may meet in a mail, and what it means (RULINGS.md, "Seasons";
+# the rule texts). A mail explains each at its first use: "the LGT (the house)". The plural
+# (CoLs) counts as the word.
+ABBREVIATIONS = {
+    "LGT": "the house",
+    "EC": "elimination candidate",
+    "DMO": "death-match opponent",
+    "DM": "death match",
+    "CoL": "certificate of life",
+}
+_PLURALS = {
+    "EC": "elimination candidates",
+    "DMO": "death-match opponents",
+    "DM": "death matches",
+    "CoL": "certificates of life",
+}
+_WORDS = "|".join(sorted(ABBREVIATIONS, key=len, reverse=True))
+_ABBREVIATION = re.compile(r"(?<![\w'-])(" + _WORDS + r")(s?)(?![\w'-])")
+
+
+def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
+    """``text`` with each abbreviation of ABBREVIATIONS explained where it first appears
+    ("the LGT" -> "the LGT (the house)"), unless the text explains it there already (the
+    abbreviation followed by a parenthesis). Lines of ``keep`` (the form) are left alone,
+    and so are seal check commands."""
+    kept = {line.strip() for line in keep if line.strip()}
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in text.split("\n"):
+        if line.strip() in kept or unbreakable(line) or not _ABBREVIATION.search(line):
+            out.append(line)
+            continue
+
+        def explain(m: re.Match[str], line: str = line) -> str:
+            word = m.group(1)
+            if word in seen:
+                return m.group(0)
+            seen.add(word)
+            after = line[m.end() : m.end() + 2]
+            if after.startswith(" (") or after.startswith("("):
+                return m.group(0)
+            meaning = _PLURALS.get(word, ABBREVIATIONS[word]) if m.group(2) else ABBREVIATIONS[word]
+            return f"{m.group(0)} ({meaning})"
+
+        out.append(_ABBREVIATION.sub(explain, line))
+    return "\n".join(out)
+
+
 # The filters the templates have beyond Jinja's own (an environment built elsewhere, as the
 # template tests build theirs, adds these): ``{{ n | plural("chip") }}`` is "1 chip", "2 chips"
-# (:func:`referee.games.base.plural`)
-FILTERS = {"plural": plural}
+# (:func:`referee.games.base.plural`); ``{{ text | wrap }}`` wraps long lines at 72
+# (:func:`wrap_text`; ``wrap(keep=form.splitlines())`` spares the form lines);
+# ``{{ reason | named(names) }}`` writes player keys as names (:func:`named`)
+def _wrap_filter(text: Any, keep: Iterable[str] = (), width: int = WRAP_AT) -> str:
+    return wrap_text(str(text), keep, width)
+
+
+FILTERS = {"plural": plural, "wrap": _wrap_filter, "named": named}
+
+# The games whose mails are wrapped as a whole after rendering (the common templates too, as
+# these games' mails), abbreviations explained at first use. Betting Minority and MatchJack
+# wrap their own templates (the `wrap` filter; their error.txt wraps the common error
+# mail) and explain their abbreviations in their own words, so they are not listed. Mails
+# with no part of any game (a spoof warning, the "which match?" answer) are always wrapped.
+WRAPPED_GAMES = frozenset({"stationary-roulette", "indian-poker", "rewind-holdem"})
+_GAMELESS = frozenset({"spoof", "unaddressed", "unreachable"})
 
 
 @cache
@@ -84,4 +215,9 @@ def render_mail(game: str, name: str, context: dict[str, Any]) -> RenderedMail:
     head, _, body = rendered.partition("\n")
     if not head.startswith("Subject:"):
         raise ValueError(f"template {template.name} must start with a 'Subject:' line")
-    return RenderedMail(subject=head[len("Subject:") :].strip(), text=body.lstrip("\n").rstrip() + "\n")
+    body = body.lstrip("\n").rstrip() + "\n"
+    if game in WRAPPED_GAMES or game == "common" or name in _GAMELESS:
+        form = context.get("form")
+        keep = form.splitlines() if isinstance(form, str) else ()
+        body = wrap_text(explain_abbreviations(_BLANK_RUNS.sub("\n\n", body), keep), keep)
+    return RenderedMail(subject=head[len("Subject:") :].strip(), text=body)

@@ -85,13 +85,14 @@ Functions:
     "Mail grammar" below). Returns ``Reading(action, line, extras, turn, ignored)``:
     ``action`` the betting action or None, ``line`` the line it was read from,
     ``extras`` the extra command words found (lower case, e.g. ``("rewind",)``: each
-    alone on a line, each at most once), ``turn`` the normalised text of a ``Turn:``
-    line (see ``turn_reference``) or None, ``ignored`` the lines or parts of lines read
-    but not used, in order. Raises ``NoMoves`` when the text holds no command at all and
-    ``ParseError`` (quoting the line) for a mistake.
+    alone on a line, each at most once), ``turn`` the normalised text of a ``Step:``
+    line (or ``Turn:``, the forms' line before issue 20; see ``turn_reference``) or
+    None, ``ignored`` the lines or parts of lines read but not used, in order. Raises
+    ``NoMoves`` when the text holds no command at all and ``ParseError`` (quoting the
+    line) for a mistake.
 ``turn_reference(text) -> str``
     The normalised form of a turn reference (``"Hand 3, action 2"`` -> ``"hand 3 action 2"``),
-    so a game compares the ``Turn:`` line of a mail with the one of its form.
+    so a game compares the ``Step:`` (or ``Turn:``) line of a mail with the one of its form.
 
 Mail grammar
 ------------
@@ -111,8 +112,10 @@ Text after a complete command is ignored and listed (``CALL, good luck``, ``RAIS
 by other words is prose (``Call me tomorrow``), ignored and listed; a line beginning
 with RAISE must hold a readable raise (``RAISE five`` is an error). A command given an
 amount it does not take (``CALL 3``) is an error. Two commands (even the same one twice)
-are an error naming both. An optional ``Turn: ...`` line names the turn the mail
-answers (the games put it in their forms, so a reply to an old mail is recognised).
+are an error naming both. An optional ``Step: ...`` line names the turn the mail
+answers (the games put it in their forms, so a reply to an old mail is recognised);
+``Turn: ...``, the line of the duels' forms before issue 20, is read the same way. A mail
+naming two different turns (by either word) is an error.
 """
 
 from __future__ import annotations
@@ -122,7 +125,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.games.base import GameError, NoMoves, ParseError, clone, plural
-from referee.games.lines import strip_emphasis
+from referee.games.lines import clean_line
 
 Round = dict[str, Any]
 Action = dict[str, Any]
@@ -396,11 +399,14 @@ def default_action(rnd: Round) -> Action:
 # One pass over the lines; each line is split once into words (str.split) and only its
 # first few words are looked at, so reading costs time linear in the length of the text.
 
-_BULLETS = "-*\u2022\u00b7\u25e6\u25aa\u2023\u2013"
 _TRAIL = ".,;:!?"
 # all_in: the underscore is not emphasis inside a word (see strip_emphasis), but ALL_IN means ALL IN
 _SIMPLE = {"call": "call", "check": "check", "fold": "fold", "all-in": "all-in", "allin": "all-in", "all_in": "all-in"}
 _UNITS = frozenset({"chip", "chips"})
+# The line naming the turn a mail answers: "Step: <title>" in every game's form since issue
+# 20 (one convention for the five games); "Turn: <title>", the duels' forms before it, is
+# still read, so a reply to an older mail is recognised.
+_REFERENCE_WORDS = frozenset({"step", "turn"})
 _DASHES = frozenset({"-", "\u2013", "\u2014"})
 
 
@@ -411,7 +417,7 @@ class Reading:
     action: Action | None  # the betting command, None when the mail holds only extras
     line: str | None  # the line the command was read from
     extras: tuple[str, ...] = ()  # extra command words found (lower case), in order
-    turn: str | None = None  # the normalised text of a "Turn:" line
+    turn: str | None = None  # the normalised text of a "Step:" (or old "Turn:") line
     ignored: list[str] = field(default_factory=list)  # read, but part of no command, in order
 
 
@@ -433,12 +439,6 @@ def turn_reference(text: str) -> str:
         else:
             gap = True
     return "".join(out)
-
-
-def _unbullet(line: str) -> str:
-    if len(line) > 1 and line[0] in _BULLETS and line[1].isspace():
-        return line[1:].lstrip()
-    return line
 
 
 def _numberish(word: str) -> bool:
@@ -535,7 +535,7 @@ def read_action(text: str, extra_commands: Iterable[str] = ()) -> Reading:
         if len(written) > MAX_LINE_CHARS or written.startswith(">"):
             ignored.append(_shown(written))
             continue
-        line = strip_emphasis(_unbullet(written)).strip()
+        line = clean_line(written)
         words = line.split()
         if not words:
             ignored.append(written)
@@ -549,7 +549,7 @@ def read_action(text: str, extra_commands: Iterable[str] = ()) -> Reading:
         if head == "all" and not ended and len(words) > 1 and words[1].lower().rstrip(_TRAIL) == "in":
             head, n = "all-in", 2
             ended = words[1].rstrip(_TRAIL) != words[1]
-        if head == "turn" and (low == "turn:" or (len(words) > 1 and words[1].startswith(":"))):
+        if head in _REFERENCE_WORDS and (low == head + ":" or (len(words) > 1 and words[1].startswith(":"))):
             ref = turn_reference(line[len(words[0]) :])
             if turn is not None and turn[0] != ref:
                 raise ParseError(f"Your mail names two turns, {turn[1]!r} and {line!r}; keep only one", line)

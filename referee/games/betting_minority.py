@@ -71,7 +71,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.games.betting import turn_reference
-from referee.games.lines import strip_emphasis
+from referee.games.lines import clean_line
 from referee.games.base import (
     MATCH_CHIPS,
     MIXED,
@@ -116,11 +116,6 @@ EXTENSION_FRACTION = 2 / 3
 
 BANK, TABLE, OUT = "bank", "table", "out"  # the match's own accounts in the transfers
 VICTORY_POINTS = {"win": 1.0, "loss": 0.0}
-
-
-def _chips(n: int) -> str:
-    """``"1 chip"``, ``"3 chips"``: every count of chips in this game's texts."""
-    return plural(n, "chip")
 
 
 # ---------------------------------------------------------------------- the lists
@@ -343,7 +338,6 @@ def find_participant(state: State, written: str, line: str) -> str:
 # ---------------------------------------------------------------------- the mail grammar
 
 MAX_LINE_CHARS = 300
-_BULLETS = "-*+\u2022"
 _FILLERS = frozenset({"on", "in", "and", "chip", "chips", "room", "rooms", "&"})
 _ROOM_NAMES = {room.lower(): room for room in ROOMS}
 BET_COMMANDS = ("bet", "raise", "call")
@@ -352,16 +346,6 @@ BET_COMMANDS = ("bet", "raise", "call")
 def step_reference(text: str) -> str:
     """``"Round 2, placement 3"`` -> ``"round 2 placement 3"``."""
     return normal_name(text)
-
-
-def _clean_line(raw: str) -> str:
-    """A line without its bullet and its emphasis (ruling 18, :func:`strip_emphasis`):
-    ``*BET*``, ``_Uno_:``, ``**3**`` are read without their marks, while ``1_0`` stays
-    ``1_0`` (and is no number), never ``1 0`` nor ``10``."""
-    line = raw.strip()
-    if len(line) > 1 and line[0] in _BULLETS and line[1].isspace():
-        line = line[1:].lstrip()
-    return strip_emphasis(line).strip()
 
 
 def _room(word: str) -> str | None:
@@ -412,7 +396,7 @@ def _read_rooms(words: list[str], line: str) -> dict[str, int]:
     if pending_room is not None:
         raise ParseError(f"Give a number of chips after {pending_room}", line)
     if pending_n is not None:
-        raise ParseError(f"Name the room for the {_chips(pending_n)}", line)
+        raise ParseError(f"Name the room for the {plural(pending_n, 'chip')}", line)
     if not rooms:
         raise ParseError("Name the rooms and the chips on each, as in BET Uno 3 Dos 2", line)
     return rooms
@@ -427,7 +411,7 @@ def read_mail(state: State, text: str) -> Parsed:
       ``RAISE Uno 3 Dos 2``.
 
     Words are read without regard to case; bullets and ``*emphasis*`` around words are
-    dropped (:func:`_clean_line`: ``1_0`` is no number, never ``1 0``); quoted
+    dropped (:func:`referee.games.lines.clean_line`: ``1_0`` is no number, never ``1 0``); quoted
     lines (``>``) and other lines are read as not part of the move (the receipt lists
     them). Two commands, a malformed one or an unknown participant is a ParseError; no
     command at all is :class:`NoMoves`."""
@@ -441,7 +425,7 @@ def read_mail(state: State, text: str) -> Parsed:
         if len(written) > MAX_LINE_CHARS or written.startswith(">"):
             ignored.append(written if len(written) <= 40 else written[:37] + "...")
             continue
-        line = _clean_line(written)
+        line = clean_line(written)
         words = line.split()
         if not words:
             ignored.append(written)
@@ -599,6 +583,10 @@ class BettingMinority:
     # ----------------------------------------------------------------- mail text
 
     def parse(self, state: State, player: str, text: str) -> Parsed:
+        """The mail's command (:func:`read_mail`); a participant's mail is never read: a
+        participant has nothing to send (:func:`nothing_to_send`), whatever they wrote."""
+        if player in state["participants"]:
+            raise ParseError(nothing_to_send(state))
         return read_mail(state, text)
 
     def form(self, state: State, player: str) -> str:
@@ -651,12 +639,9 @@ class BettingMinority:
         if state["result"] is not None:
             return reject("The match is over; no more moves are accepted.")
         if player not in state["players"]:
-            return reject(f"{player} is not playing in this match.")
+            return reject("You are not playing in this match.")
         if player in state["participants"]:
-            return reject(
-                "You are a participant: the two DM players send you to rooms and bet; you have nothing to send. "
-                "Your list is in the first mail of the match."
-            )
+            return reject(nothing_to_send(state))
         if not isinstance(move, dict) or not isinstance(move.get("action"), str):
             return reject("A move is MARKER, SEND, BET, RAISE or CALL.")
         step = self.step(state)
@@ -700,7 +685,7 @@ class BettingMinority:
             return "Give the starting marker: MARKER ME (you keep it) or MARKER OPPONENT."
         if phase == "send":
             if state["send"]["sent"][player] is not None:
-                return "You have sent your participant for this step; wait for the other DM player."
+                return f"You have sent your participant for this step; wait for {names[self.opponent(state, player)]}."
             return "Send one unplaced participant to a room: SEND <participant> TO <Uno|Dos|Tres>."
         return describe_bet_choices(state, player)
 
@@ -725,8 +710,8 @@ class BettingMinority:
             return Applied(
                 state,
                 False,
-                "You have already sent a participant in this step, and a send is final; wait for the other DM "
-                "player (or the step's deadline).",
+                f"You have already sent a participant in this step, and a send is final; wait for "
+                f"{state['names'][self.opponent(state, player)]} (or the step's deadline).",
                 changed=False,
             )
         placed = state["positions"][who]
@@ -928,12 +913,12 @@ class BettingMinority:
         public = self.view(state, None)
         lines = []
         for p in (state["ec"], state["dmo"]):
-            line = f"{p} ({self.role(state, p)}): {_chips(public['stacks'][p])}"
+            line = f"{p} ({self.role(state, p)}): {plural(public['stacks'][p], 'chip')}"
             if public["marker"] == p:
                 line += ", holds the starting marker"
             if public["missed"][p]:
                 k = public["missed"][p]
-                line += f", {k} betting turn{'' if k == 1 else 's'} missed"
+                line += f", {plural(k, 'betting turn')} missed"
             b = public["betting"]
             if b is not None and b["placements"][p]:
                 line += f"; bet {format_placement(b['placements'][p])}"
@@ -1068,23 +1053,26 @@ def judge_bet(mine: int, theirs: int, their_total: int, command: str, rooms: dic
     if len(rooms) > 2:
         return kind, "You may not bet on all three rooms; bet on one or two"
     if any(n < MIN_BET for n in rooms.values()):
-        return kind, f"Every room you bet on needs at least {_chips(MIN_BET)}"
+        return kind, f"Every room you bet on needs at least {plural(MIN_BET, 'chip')}"
     if amount > mine:
-        return kind, f"Your bet totals {_chips(amount)}, more than the {mine} you hold"
+        return kind, f"Your bet totals {plural(amount, 'chip')}, more than the {mine} you hold"
     if amount > cap:
         return (
             kind,
-            f"Your bet totals {_chips(amount)}, more than the most you may bet now, {cap} "
-            f"(3/4 of your opponent's {_chips(theirs)}, at least {MIN_BET})",
+            f"Your bet totals {plural(amount, 'chip')}, more than the most you may bet now, {cap} "
+            f"(3/4 of your opponent's {plural(theirs, 'chip')}, at least {MIN_BET})",
         )
     if kind == "call" and amount != need:
         return (
             kind,
-            f"A call must total {_chips(need)}, your opponent's bet"
+            f"A call must total {plural(need, 'chip')}, your opponent's bet"
             f"{'' if need == their_total else ' as far as you may bet'}; yours totals {amount}",
         )
     if kind == "raise" and amount <= their_total:
-        return kind, f"A raise must total more than your opponent's {_chips(their_total)}; yours totals {amount}"
+        return (
+            kind,
+            f"A raise must total more than your opponent's {plural(their_total, 'chip')}; yours totals {amount}",
+        )
     return kind, None
 
 
@@ -1135,16 +1123,16 @@ def cut_placement(placement: dict[str, int], most: int) -> dict[str, int] | None
 def _penalty_reason(s: State, player: str, problem: str) -> str:
     """The answer to a bet that broke the limits: the penalty, and what is open now; or,
     when the penalty took the last chip, how the betting ended, the payout and the result."""
-    cost = f"{problem}. That bet breaks the limits, so it costs you {_chips(PENALTY)}"
+    cost = f"{problem}. That bet breaks the limits, so it costs you {plural(PENALTY, 'chip')}"
     if s["betting"] is not None:
-        return f"{cost} (you hold {s['chips'][player]} now). Your turn is still open: {describe_bet_choices(s, player)}"
+        return f"{cost} (you hold {s['chips'][player]} now). Your turn is still open: your choices are below."
     h = s["history"][-1]  # the betting ended as the player's call (ended "penalty")
     r, opp, names = h["round"], BettingMinority.opponent(s, player), s["names"]
     stake = h["stakes"][player]
     staked, paid = h["payout"]["staked"], h["payout"]["paid"]
 
     def some(n: int) -> str:
-        return _chips(n) if n else "nothing"
+        return plural(n, "chip") if n else "nothing"
 
     text = (
         f"{cost}, your last one. With no chips left, the betting of round {r} ends as if you called with your "
@@ -1154,7 +1142,7 @@ def _penalty_reason(s: State, player: str, problem: str) -> str:
     )
     result = s["result"]
     if result is None:
-        return f"{text} You hold {_chips(s['chips'][player])} now."
+        return f"{text} You hold {plural(s['chips'][player], 'chip')} now."
     if result["outcome"][player] == "loss" and s["chips"][player] == 0:
         return f"{text} You hold no chips after the payout, so you lose the match; {names[opp]} wins."
     return f"{text} The match is over: {result['reason']}"
@@ -1297,7 +1285,7 @@ def _end_match(s: State, why: str | None) -> None:
     if why is None:
         tie = a == b
         why = (
-            f"after {ROUNDS} rounds {names[winner]} has {_chips(s['chips'][winner])}, "
+            f"after {ROUNDS} rounds {names[winner]} has {plural(s['chips'][winner], 'chip')}, "
             f"{names[loser]} {s['chips'][loser]}" + ("; the tie goes to the DMO." if tie else ".")
         )
     s["phase"] = "over"
@@ -1313,6 +1301,17 @@ def _end_match(s: State, why: str | None) -> None:
 
 
 # ---------------------------------------------------------------------- text helpers
+
+
+def nothing_to_send(state: State) -> str:
+    """The answer to any mail of a participant (a silent seat): they have nothing to send
+    in this match, whatever they wrote, and never a word about the open step."""
+    names = state["names"]
+    return (
+        f"You have nothing to send in this match: as a participant, you are sent to rooms by "
+        f"{names[state['ec']]} and {names[state['dmo']]}, who bet on the rooms. "
+        "Your list is in the first mail of the match."
+    )
 
 
 def unplaced_names(state: State) -> list[str]:
@@ -1359,15 +1358,15 @@ def describe_bet_choices(state: State, player: str) -> str:
     cap = bet_cap(mine, theirs)
     if their_total == 0:
         return (
-            f"Open the betting: BET on one or two rooms (each at least {_chips(MIN_BET)}), {_chips(cap)} "
-            f"in all at most, as in BET {ROOMS[0]} {MIN_BET}."
+            f"Open the betting: BET on one or two rooms (each at least {plural(MIN_BET, 'chip')}), "
+            f"{plural(cap, 'chip')} in all at most, as in BET {ROOMS[0]} {MIN_BET}."
         )
     need = call_amount(mine, theirs, their_total)
-    text = f"CALL with {_chips(need)} in all on one or two rooms, as in CALL {ROOMS[0]} {need}"
+    text = f"CALL with {plural(need, 'chip')} in all on one or two rooms, as in CALL {ROOMS[0]} {need}"
     if cap == their_total + 1:
-        text += f"; or RAISE to {_chips(cap)} in all"
+        text += f"; or RAISE to {plural(cap, 'chip')} in all"
     elif cap > their_total:
-        text += f"; or RAISE to {their_total + 1} to {_chips(cap)} in all"
+        text += f"; or RAISE to {their_total + 1} to {plural(cap, 'chip')} in all"
     else:
         text += "; you may not raise, as the most you may bet does not top your opponent's bet"
     return text + "."

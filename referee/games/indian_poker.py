@@ -336,8 +336,9 @@ class IndianPoker:
     # ----------------------------------------------------------------- mail text
 
     def parse(self, state: State, player: str, text: str) -> Parsed:
-        """One command (see referee.games.betting, "Mail grammar"), and the ``Turn:`` line
-        of the form when the mail keeps it (ruling 8)."""
+        """One command (see referee.games.betting, "Mail grammar"), and the ``Step:`` line
+        of the form when the mail keeps it (ruling 8; ``Turn:``, the line of forms mailed
+        before issue 20, is read the same way)."""
         reading = betting.read_action(text)
         assert reading.action is not None  # no extra commands in this game
         move: Move = dict(reading.action)
@@ -346,13 +347,13 @@ class IndianPoker:
         return Parsed([move], reading.ignored)
 
     def form(self, state: State, player: str) -> str:
-        """For the player to act: CALL (or CHECK, with nothing to call) and the Turn line;
+        """For the player to act: CALL (or CHECK, with nothing to call) and the Step line;
         for anyone else, nothing (ruling 8)."""
         step = self.step(state)
         if step is None or player not in step.players:
             return ""
         command = "CHECK" if betting.to_call(state["betting"], player) == 0 else "CALL"
-        return f"{command}\nTurn: {step.title}\n"
+        return f"{command}\nStep: {step.title}\n"
 
     # ----------------------------------------------------------------- moves
 
@@ -377,7 +378,7 @@ class IndianPoker:
                 return reject(
                     f"Your mail answers an earlier turn ({shown}), which is over; now it is {step.title} and "
                     f"your turn again. {betting.describe_legal(rnd, player)} Send your command again, "
-                    f"with the line 'Turn: {step.title}'."
+                    f"with the line 'Step: {step.title}'."
                 )
             return reject(
                 f"Your mail answers an earlier turn ({shown}), which is over; now it is {step.title} and "
@@ -545,7 +546,7 @@ class IndianPoker:
     def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]:
         """A few legal moves of the player to act: CHECK or CALL (with nothing to call
         both), FOLD, RAISE n and RAISE TO n with random legal amounts, ALL IN; now and
-        then with the ``Turn:`` line of the form. [] for anyone else and once over."""
+        then with the ``Step:`` line of the form. [] for anyone else and once over."""
         step = self.step(state)
         if step is None or player not in step.players:
             return []

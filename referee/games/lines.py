@@ -24,3 +24,21 @@ def strip_emphasis(line: str) -> str:
         return mark.group() if inside else ""
 
     return _MARKS.sub(drop, line)
+
+
+# a bullet a mail client or a player puts before a line: - * + • · ◦ ▪ ‣ –
+BULLETS = "-*+\u2022\u00b7\u25e6\u25aa\u2023\u2013"
+
+
+def unbullet(line: str) -> str:
+    """``line`` without a bullet and the space after it (``- CALL``, ``\u2022 Gold: 20`` ->
+    ``CALL``, ``Gold: 20``); a mark that touches its word (``-5``, ``*3*``) is no bullet."""
+    if len(line) > 1 and line[0] in BULLETS and line[1].isspace():
+        return line[1:].lstrip()
+    return line
+
+
+def clean_line(raw: str) -> str:
+    """A line of a mail as the grammars read it: stripped, without its bullet and without
+    the emphasis around its words (:func:`strip_emphasis`)."""
+    return strip_emphasis(unbullet(raw.strip())).strip()

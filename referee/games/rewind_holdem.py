@@ -44,7 +44,8 @@ State (plain JSON data)::
 
 A move is a betting action of :mod:`referee.games.betting` (``{"action": "raise",
 "by": 3}``, ``{"action": "call"}``...) with two more keys: ``rewind`` (bool: REWIND in
-the same mail) and ``turn`` (the normalised ``Turn:`` line of the mail, or None).
+the same mail) and ``turn`` (the normalised ``Step:`` line of the mail, or None; the
+``Turn:`` line of forms mailed before issue 20 is read the same way).
 """
 
 from __future__ import annotations
@@ -521,7 +522,8 @@ class RewindHoldem:
 
     def parse(self, state: State, player: str, text: str) -> Parsed:
         """One betting command (the grammar of :func:`betting.read_action`), an optional
-        REWIND alone on a line, and an optional ``Turn:`` line naming the turn answered."""
+        REWIND alone on a line, and an optional ``Step:`` line naming the turn answered
+        (``Turn:``, the line of forms mailed before issue 20, is read the same way)."""
         reading = betting.read_action(text, extra_commands=(REWIND,))
         if reading.action is None:
             raise ParseError(
@@ -533,11 +535,12 @@ class RewindHoldem:
         return Parsed([move], list(reading.ignored))
 
     def form(self, state: State, player: str) -> str:
-        """The turn line and a command, for the player to act; empty for anyone else."""
+        """A command and the Step line (the convention of every game's form), for the player
+        to act; empty for anyone else."""
         if state["result"] is not None or state["table"]["betting"]["to_act"] != player:
             return ""
         table = state["table"]
-        return f"Turn: {turn_title(table['round'], table['turn'])}\nCALL\n"
+        return f"CALL\nStep: {turn_title(table['round'], table['turn'])}\n"
 
     # ----------------------------------------------------------------- moves
 

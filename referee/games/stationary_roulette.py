@@ -70,7 +70,8 @@ from referee.games.base import (
     stored_result,
     transfer,
 )
-from referee.games.lines import strip_emphasis
+from referee.games.betting import turn_reference
+from referee.games.lines import strip_emphasis, unbullet
 
 COLOURS = ("Gold", "Silver", "Black")
 
@@ -125,6 +126,21 @@ def _copy(data: Any) -> Any:
 
 def round_title(round_no: int) -> str:
     return "Preparation phase" if round_no == 0 else f"Round {round_no} of {ROUNDS}"
+
+
+def round_named(reference: object) -> int | None:
+    """The round a Step line names, from its normalised text (``betting.turn_reference``):
+    ``"round 3 of 10"`` and ``"round 3"`` -> 3, ``"preparation phase"`` -> 0; None for
+    anything else."""
+    if not isinstance(reference, str):
+        return None
+    if reference in ("preparation phase", "preparation"):
+        return 0
+    words = reference.split()
+    if len(words) in (2, 4) and words[0] == "round" and words[1].isdigit() and len(words[1]) <= 3:
+        if len(words) == 2 or (words[2] == "of" and words[3] == str(ROUNDS)):
+            return int(words[1])
+    return None
 
 
 def step_key(round_no: int) -> str:
@@ -253,7 +269,6 @@ _WIN_WORDS = frozenset({"win", "winning", "winner"})
 _COLOUR_WORDS = frozenset({"colour", "color"})
 _UNITS = ("points", "point", "pts", "pt", "p")  # longest first
 _ZERO_VALUES = frozenset({"", "-", "\u2013", "\u2014"})
-_BULLETS = "-*\u2022\u00b7\u25e6\u25aa\u2023\u2013"  # - * • · ◦ ▪ ‣ –
 # Ruling: emphasis marks around words are not part of the form (Gmail's plain part writes bold as
 # *...*); referee.games.lines.strip_emphasis drops them, keeping a mark inside a word (2_0: unreadable)
 # Ruling: a longer line is never a line of the form: outside a section or after a complete
@@ -265,6 +280,8 @@ _TOKEN = re.compile(r"[^\s:=]++|[:=]")
 # Ruling: a section holds at most this many non-blank lines after its header; the
 # lines after that are not read into it.
 MAX_SECTION_LINES = 40
+# "Step: Round 3" (any case, "Step :" too): the line of the form naming the round it answers
+_STEP_LINE = re.compile(r"step\s*:\s*(\S.*)", re.IGNORECASE)
 # Ruling: no sane amount of points has more digits than this.
 MAX_DIGITS = 6
 _SHOWN = 40  # longer pieces of the mail are cut when a reason quotes them
@@ -597,13 +614,6 @@ class _Section:
         return {"type": "bet", "bets": {colour: self.values.get(colour, 0) for colour in COLOURS}}
 
 
-def _unbullet(line: str) -> str:
-    """``- Gold: 20``, ``* Gold: 20``, ``\u2022 Gold: 20``, ``\u00b7 Gold: 20`` -> ``Gold: 20``."""
-    if len(line) > 1 and line[0] in _BULLETS and line[1].isspace():
-        return line[1:].lstrip()
-    return line
-
-
 def read_mail(text: str) -> Parsed:
     """Read the ROULETTE and BET sections of a mail (the game page's "Submission grammar").
 
@@ -611,10 +621,16 @@ def read_mail(text: str) -> Parsed:
     which runs to the next header, the end of the text or its MAX_SECTION_LINES-th
     non-blank line; lines outside every section are ignored. A section that ends
     without what its move needs is an error, as are two sections of one kind; a text
-    without any section is NoMoves. Everything ignored is listed, in order."""
+    without any section is NoMoves. Everything ignored is listed, in order.
+
+    A ``Step: Round N`` line anywhere (the form's first line, issue 20: every game's form
+    names the step it answers so) is read apart from the sections: each move carries its
+    normalised reference as ``"step"`` (``"round 3"``), which ``apply_move`` compares with
+    the round open now. Two Step lines naming different rounds are an error."""
     sections: list[_Section] = []
     ignored: list[str] = []
     section: _Section | None = None
+    reference: tuple[str, str] | None = None
     for raw in text.splitlines():
         written = raw.strip()
         if not written:
@@ -622,7 +638,18 @@ def read_mail(text: str) -> Parsed:
         if len(written) > MAX_LINE_CHARS and (section is None or section.complete):
             ignored.append(_shown(written))
             continue
-        line = strip_emphasis(_unbullet(written[:MAX_LINE_CHARS]))  # a long line is read cut (quoted whole)
+        line = strip_emphasis(unbullet(written[:MAX_LINE_CHARS]))  # a long line is read cut (quoted whole)
+        if line[:4].lower() == "step":
+            named_step = _STEP_LINE.match(line)
+            if named_step is not None:
+                ref = turn_reference(named_step.group(1))
+                if reference is not None and reference[0] != ref:
+                    raise ParseError(
+                        f"Your mail names two rounds, {_shown(reference[1])!r} and {_shown(written)!r}; keep only one",
+                        written,
+                    )
+                reference = (ref, written)
+                continue
         t: _Tokens | None = None
         if line[:8].lower().startswith(("roulette", "bet")):
             t = _Tokens(line)
@@ -650,7 +677,10 @@ def read_mail(text: str) -> Parsed:
         section.close(capped=False)
     if not sections:
         raise NoMoves("I found no ROULETTE or BET section in your mail", None)
-    return Parsed([s.move() for s in sections], ignored)
+    moves = [s.move() for s in sections]
+    if reference is not None:
+        moves = [{**move, "step": reference[0]} for move in moves]
+    return Parsed(moves, ignored)
 
 
 # --------------------------------------------------------------------------- moves
@@ -1060,6 +1090,9 @@ class StationaryRoulette:
         return read_mail(text)
 
     def form(self, state: State, player: str) -> str:
+        """The ROULETTE and BET sections the player owes this round (their current
+        submission, else an example), after the line ``Step: Round N`` (the convention of
+        every game's form: a reply names the round it answers)."""
         if state["result"] is not None:
             return ""
         pending = state["pending"][player]
@@ -1071,7 +1104,9 @@ class StationaryRoulette:
         if _bettable(state, player) is not None:
             bet = pending["bet"] or {"Gold": 20, "Silver": 20, "Black": 0}
             parts.append("\n".join(["BET", *(f"{colour}: {bet[colour]}" for colour in COLOURS)]))
-        return "\n\n".join(parts) + "\n" if parts else ""
+        if not parts:
+            return ""
+        return f"Step: {round_title(state['round'])}\n\n" + "\n\n".join(parts) + "\n"
 
     @staticmethod
     def _example_roulette(state: State, player: str) -> dict[str, Any]:
@@ -1088,6 +1123,19 @@ class StationaryRoulette:
         if player not in state["players"]:
             return Applied(state, False, f"{player} is not playing in this match.", changed=False)
         kind = move.get("type") if isinstance(move, dict) else None
+        ref = move.get("step") if isinstance(move, dict) else None
+        if ref is not None and round_named(ref) != state["round"]:
+            now = round_title(state["round"])
+            said = "the preparation phase" if state["round"] == 0 else now
+            shown = ref[:1].upper() + ref[1:] if isinstance(ref, str) else repr(ref)
+            return Applied(
+                state,
+                False,
+                f"Your mail answers {shown}, but {said} is open now. Nothing of that mail was "
+                f"recorded: send your submission for {said} again, with the line 'Step: {now}' "
+                "(the form of our latest mail has it).",
+                changed=False,
+            )
         if kind == "roulette":
             problem, value = self._check_roulette(state, player, move)
         elif kind == "bet":

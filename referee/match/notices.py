@@ -24,7 +24,7 @@ from referee.mail import tokens
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
 from referee.match import opensteps
-from referee.render import render_mail
+from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
 from referee.timefmt import duration, local_time
@@ -141,6 +141,9 @@ class Notices:
             return
         context = self.context(match, player, about)
         context.update(extra or {})
+        error = context.get("error")
+        if isinstance(error, dict) and context["names"]:  # an engine's reason names players by key
+            context["error"] = {**error, "reason": named(error.get("reason"), context["names"])}
         game_name = match.game if match is not None else "common"
         rendered = render_mail(game_name, kind, context)
         domain = self.config.mail.domain
@@ -243,6 +246,7 @@ class Notices:
             "reply_to": None,
             "sealed": [],  # a receipt's seals of the moves it accepted (referee.match.seals)
             "revealed": None,  # the seals of the player's moves in the step that closed last
+            "names": {},  # player key -> name: a mail names players, never by key (`| named(names)`)
         }
         if match is None:
             return ctx
@@ -254,6 +258,10 @@ class Notices:
         step = opensteps.step_for(steps, player.key, match.step_key, about)
         deadlines = {e.key: e.deadline for e in opensteps.listed(match)}
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
+        names = {s.player.key: s.player.name for s in match.seats}
+        result = match.result if match.status == "finished" else None
+        if result is not None:  # the engines word the reason with keys; a mail names the players
+            result = {**result, "reason": named(result.get("reason"), names)}
         ctx.update(
             {
                 "match": {"id": match.key, "title": game.title, "game": game.name, "season": match.season.name},
@@ -273,7 +281,8 @@ class Notices:
                     }
                     for s in steps
                 ],
-                "result": match.result if match.status == "finished" else None,
+                "result": result,
+                "names": names,
                 "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
                 "revealed": _revealed(match, player.key),
             }

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from referee.pipeline import BATCH, batch_work
+from referee.config import seat_role, silent_roles
 from referee.games import GAMES
 from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, State, Step, open_steps
 from referee.mail import guards, tokens
@@ -655,6 +656,9 @@ class _SeatMail:
         self.session, self.row, self.head, self.now, self.batch, self.limiter = session, row, head, now, batch, limiter
         self.match, self.player = seat.match, seat.player
         self.game: Game = GAMES[self.match.game]
+        # a seat that never acts (Betting Minority's participants): whatever its mail answers,
+        # the game's own plain answer ("you have nothing to send"), never one about a step
+        self.silent = seat_role(self.game, seat.position) in silent_roles(self.game)
         self.own: list[str] | None = None  # the player's lines, when the reply was read against our mail
         row.match_id, row.player_id = self.match.id, self.player.id
 
@@ -672,7 +676,9 @@ class _SeatMail:
             )
         # a reply to a mail about a step that is over: in a game of turns always stale; else
         # late when the step closed at its deadline, stale when moves closed it
-        if self.game.game_type.dynamics == SEQUENTIAL:
+        if self.silent:
+            late = None
+        elif self.game.game_type.dynamics == SEQUENTIAL:
             late = self._stale_reply()
         else:
             late = self._late_reply() or self._stale_reply()

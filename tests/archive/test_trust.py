@@ -19,7 +19,7 @@ from ..service.harness import DAY, START, World
 from ..service.test_match_by_mail import reply_for
 
 COMMITMENT = re.compile(r"^  ([0-9a-f]{64})$", re.M)
-CHECK = re.compile(r"^  (printf '%s' .* \| sha256sum)$", re.M)
+CHECK = re.compile(r"^ +(printf '%s' .* \| sha256sum)$", re.M)
 
 
 @pytest.fixture
@@ -130,11 +130,11 @@ def test_receipts_seal_moves_and_the_close_reveals_lines_that_hash_to_them(world
     receipts = play_rounds(world, 2, colours=("Black",))
     # round 1 of alice: her roulette (winning colour Black) and her bet, each sealed
     receipt = receipts["alice"][1]
-    sealed = COMMITMENT.findall(receipt.split("Sealed:", 1)[1])
+    sealed = COMMITMENT.findall(receipt.split("=== Your sealed move", 1)[1])
     assert len(sealed) == 2, receipt
     # the mail closing round 1 gives her the lines and the commands; each prints its seal
     closing = world.client("alice").latest().text
-    assert "=== Your sealed moves of round-1 ===" in closing
+    assert "=== How to check the referee did not change your move ===" in closing
     commands = CHECK.findall(closing)
     assert len(commands) == 2
     printed = [
@@ -142,7 +142,7 @@ def test_receipts_seal_moves_and_the_close_reveals_lines_that_hash_to_them(world
         for cmd in commands
     ]
     assert printed == sealed
-    assert '"winning":"Black"' in closing.split("=== Your sealed moves", 1)[1]
+    assert '"winning":"Black"' in closing.split("=== How to check the referee", 1)[1]
     # bob's mails never hold alice's seals, lines or nonces
     nonces = {ev.payload["nonce"] for ev in events_of(world) if ev.kind == "move" and ev.player == "alice"}
     for msg in world.client("bob").all():
@@ -156,10 +156,10 @@ def test_a_revision_is_sealed_anew_and_both_are_revealed(world):
         world.send("alice", reply_for(world, "alice", colour), START + timedelta(hours=hours))
         world.tick(START + timedelta(hours=hours))
     first, second = (m.text for m in world.client("alice").all()[-2:])
-    assert COMMITMENT.findall(first.split("Sealed:", 1)[1]) != COMMITMENT.findall(second.split("Sealed:", 1)[1])
+    assert COMMITMENT.findall(first.split("=== Your sealed move", 1)[1]) != COMMITMENT.findall(second.split("=== Your sealed move", 1)[1])
     world.tick(START + DAY)
     closing = world.client("alice").latest().text
-    revealed = closing.split("=== Your sealed moves", 1)[1]
+    revealed = closing.split("=== How to check the referee", 1)[1]
     assert revealed.index('"winning":"Gold"') < revealed.index('"winning":"Silver"')
     assert "Your last accepted submission is the one that counted." in revealed
 
@@ -171,7 +171,7 @@ def test_a_finished_match_page_lists_the_seals_of_every_receipt_and_verify_check
     receipts = play_rounds(world, 11)
     with world.store.unit_of_work() as session:
         assert session.scalar(select(Match.status).where(Match.key == "m1")) == "finished"
-    sealed = [c for key in receipts for text in receipts[key] for c in COMMITMENT.findall(text.split("Sealed:", 1)[1])]
+    sealed = [c for key in receipts for text in receipts[key] for c in COMMITMENT.findall(text.split("=== Your sealed move", 1)[1])]
     assert len(sealed) == 2 * 20  # each player: 10 roulettes and 10 bets
     site = tmp_path / "site"
     build(world.store, site, now=START + 12 * DAY)

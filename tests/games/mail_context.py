@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from referee.games.base import Game, State, open_steps
-from referee.render import FILTERS, template_dir
+from referee.render import FILTERS, named, render_mail, template_dir
 
 TEMPLATES = FileSystemLoader(str(template_dir()))
 ENV = Environment(loader=TEMPLATES, undefined=StrictUndefined, keep_trailing_newline=True)
@@ -89,3 +89,32 @@ def assert_counts_agree(text: str) -> None:
     "there are 2 chips to call"; never "1 chips", "2 chip" nor "there are 1 chip")."""
     found = [text[max(m.start() - 30, 0) : m.end() + 10] for m in _DISAGREEING.finditer(text)]
     assert not found, found
+
+
+def served(game: str, kind: str, ctx: dict[str, Any], names: dict[str, str]) -> str:
+    """A mail as the service sends it (``Notices.mail_player``): the context ``ctx`` with the
+    players' ``names`` ({key: name}), the engine's reasons (result, error) worded with names,
+    rendered and wrapped by ``referee.render.render_mail``; its subject line, a blank line,
+    its text."""
+    ctx = {**ctx, "names": names}
+    if ctx.get("result") is not None:
+        ctx["result"] = {**ctx["result"], "reason": named(ctx["result"]["reason"], names)}
+    if "error" in ctx:
+        ctx["error"] = {**ctx["error"], "reason": named(ctx["error"]["reason"], names)}
+    mail = render_mail(game, kind, ctx)
+    return f"Subject: {mail.subject}\n\n{mail.text}"
+
+
+EXAMPLES = "\n## Example mails\n"
+
+
+def rewrite_examples(page: str, mails: list[tuple[str, str]]) -> str:
+    """A game's docs page with its example mails replaced: the section keeps its heading and
+    the text before its first ``###``; the mails follow, up to the next section (if any)."""
+    head, found, rest = page.partition(EXAMPLES)
+    assert found, f"no {EXAMPLES.strip()!r} section"
+    intro = rest.split("\n### ", 1)[0].rstrip("\n")
+    after = re.search(r"^## ", rest, re.M)
+    tail = "\n" + rest[after.start() :] if after else ""
+    blocks = "\n".join(f"### {title}\n\n```text\n{text}```\n" for title, text in mails)
+    return f"{head}{EXAMPLES}{intro}\n\n{blocks}{tail}"

@@ -558,3 +558,19 @@ def test_reading_time_is_linear(make: Callable[[int], str]) -> None:
 
     small, big = min(timed(2000) for _ in range(3)), min(timed(20000) for _ in range(3))
     assert big < 30 * small + 0.05
+
+
+def test_the_step_line_and_the_old_turn_line_name_the_turn_alike() -> None:
+    """Issue 20: every game's form names its step with "Step: <title>"; the duels' forms
+    said "Turn: <title>" before, and a reply to such a mail is read the same way. Two lines
+    naming different turns, by either word, are an error."""
+    for word in ("Step", "Turn", "step", "STEP"):
+        reading = read_action(f"CALL\n{word}: Hand 3, action 2\n")
+        assert reading.action == {"action": "call"} and reading.turn == "hand 3 action 2"
+    assert read_action("Step : Hand 3, action 2\nFOLD").turn == "hand 3 action 2"
+    assert read_action("CALL\nStep: Hand 3, action 2\nTurn: Hand 3, action 2").turn == "hand 3 action 2"
+    with pytest.raises(ParseError) as error:
+        read_action("CALL\nTurn: Hand 3, action 1\nStep: Hand 3, action 2")
+    assert "two turns" in error.value.reason
+    # a line merely beginning with the word is prose, not a reference
+    assert read_action("Step by step I call\nCALL").ignored == ["Step by step I call"]

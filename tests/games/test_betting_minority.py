@@ -235,11 +235,19 @@ def test_ruling_3_participants_get_the_first_mail_only() -> None:
 
 
 def test_ruling_3_a_participants_mail_has_nothing_to_send() -> None:
+    """Whatever a participant writes, a command or not, the answer is that they have
+    nothing to send in this match (never a word about the open step); a move that reaches
+    the engine some other way is refused the same."""
     state = marker(start(), "me")
-    for text in ("SEND P1 TO Uno", "BET Uno 1"):
-        for move in G.parse(state, "cdiaz", text).moves:
-            applied = refused(state, "cdiaz", move)
-            assert "nothing to send" in (applied.reason or "")
+    plain = "You have nothing to send in this match: as a participant, you are sent to rooms by"
+    for text in ("SEND P1 TO Uno", "BET Uno 1", "Hello, what do I do?", "STEP: Round 1, placement 1"):
+        with pytest.raises(ParseError) as caught:
+            G.parse(state, "cdiaz", text)
+        assert caught.value.reason.startswith(plain) and "placement" not in caught.value.reason
+        assert not isinstance(caught.value, NoMoves)  # the answer, not "nothing read"
+    for move in ({"action": "send", "participant": "ann", "room": "Uno"}, {"action": "bet", "rooms": {"Uno": 1}}):
+        applied = refused(state, "cdiaz", move)
+        assert (applied.reason or "").startswith(plain)
 
 
 def test_ruling_3_a_participant_sees_their_list_and_the_dm_players() -> None:

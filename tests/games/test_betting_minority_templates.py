@@ -22,11 +22,11 @@ import pytest
 from jinja2 import Environment
 
 from referee.config import parse_season
-from referee.games.base import State, clone
+from referee.games.base import ParseError, State, clone
 from referee.games.betting_minority import GAME as G
 from referee.match import seals
 from referee.render import render_mail
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
 
 EC, DMO = "red", "zero"
 PARTICIPANTS = ["ann", "jose", "kim", "lars", "mia", "noor", "omar", "pia", "quinn", "rosa"]
@@ -145,10 +145,27 @@ def context(state: State, player: str, **extra: Any) -> dict[str, Any]:
     return {**mail_context(G, state, player, NAMES), **extra}
 
 
-def render(name: str, state: State, player: str, env: Environment = ENV, **extra: Any) -> str:
+class Mail(str):
+    """A rendered mail whose ``in`` reads its prose as wrapped: the mails wrap prose at 72
+    characters (issue 20), so a sentence may break at any space; a piece is in the mail when
+    it is there as written, or with its line breaks and runs of spaces read as single spaces.
+    Everything else (``==``, ``startswith``, ``count``, ``split``) is the exact text."""
+
+    def __contains__(self, piece: object) -> bool:
+        if not isinstance(piece, str):
+            return False
+        return str.__contains__(self, piece) or (bool(piece.strip()) and flat(piece) in flat(self))
+
+
+def flat(text: str) -> str:
+    """The text with its line breaks and runs of spaces as single spaces (for prose)."""
+    return " ".join(text.split())
+
+
+def render(name: str, state: State, player: str, env: Environment = ENV, **extra: Any) -> Mail:
     if name == "reminder":
         extra.setdefault("left", "5 hours")
-    return env.get_template(f"mail/betting-minority/{name}.txt").render(**context(state, player, **extra))
+    return Mail(env.get_template(f"mail/betting-minority/{name}.txt").render(**context(state, player, **extra)))
 
 
 def error_mail(state: State, player: str, reason: str, line: str | None, *, penalised: bool = False) -> str:
@@ -159,19 +176,59 @@ def error_mail(state: State, player: str, reason: str, line: str | None, *, pena
         "truncated": False,
     }
     mail = render_mail(G.name, "error", context(state, player, **extra))
-    return f"Subject: {mail.subject}\n\n{mail.text}"
+    return Mail(f"Subject: {mail.subject}\n\n{mail.text}")
+
+
+MAX_LINE = 78  # issue 20: no line over 78, prose wrapped at 72 (RFC 3676)
+WRAP = 72
+ABBREVIATIONS = {"EC": "elimination candidate", "DMO": "death-match opponent"}
 
 
 def assert_mail_shape(text: str) -> None:
+    """The shape of every mail: the subject, no blank runs, no template leftovers, counts
+    that agree with their nouns, names never season ids, lines of at most 78 characters
+    (prose at most 72; a seal's check command stands whole on its line), LF line ends,
+    the abbreviations spelt out where they first appear, and the news first: what happened
+    and what to do now before the positions, the seals and the rules in short."""
     lines = text.split("\n")
     assert lines[0].startswith("Subject: [Betting Minority m1] ")
     assert lines[1] == ""
-    assert "\n\n\n" not in text
+    assert "\n\n\n" not in text and "\r" not in text
     assert "None" not in text and "{{" not in text and "{%" not in text
-    assert not re.search(r"(?<![\d.])1 chips", text)  # "1 chip", "11 chips"
-    prose = "\n".join(line for line in lines if "sha256sum" not in line and not line.startswith("  m1 "))
+    assert_counts_agree(text)
+    body = [line for line in lines[1:] if "sha256sum" not in line]  # a seal's command is never broken
+    assert all(len(line) <= WRAP for line in body), [line for line in body if len(line) > WRAP]
+    assert all(len(line) <= MAX_LINE for line in lines[1:] if "sha256sum" not in line or " " not in line.strip())
+    prose = "\n".join(line for line in lines if "sha256sum" not in line)
     for p in PLAYERS:  # names, never season ids, in the prose (a seal's line holds the ids)
-        assert f" {p} " not in prose
+        assert not re.search(rf"(?<![\w@+.-]){p}(?![\w@.-])", prose), p
+    body_text = "\n".join(lines[1:])
+    for short, meaning in ABBREVIATIONS.items():
+        first = re.search(rf"\b{short}\b", body_text)
+        if first is not None:  # explained where it first appears: "the EC (elimination candidate)"
+            after = body_text[first.end() : first.end() + 80]
+            assert after[:1] in (" ", "\n") and flat(after).startswith(f"({meaning})"), (
+                short,
+                body_text[first.start() - 40 : first.end() + 40],
+            )
+    # news first: what happened (the marker, a placement step's result, a payout), then what
+    # to do now, then where things stand, the seals and the rules in short
+    heads = [
+        (i, line) for i, line in enumerate(lines) if line.startswith("=== ") or line.startswith("The rules in short")
+    ]
+    news = [
+        i
+        for i, line in heads
+        if line in ("=== The starting marker ===",)
+        or line.endswith((": result ===", " is over ==="))
+        and line != "=== The match is over ==="
+    ]
+    now = [i for i, line in heads if line.startswith("=== Now")]
+    later = [i for i, line in heads if i not in news and i not in now and line != "=== The match is over ==="]
+    if now:
+        assert all(i < now[0] for i in news) and all(i > now[0] for i in later), [line for _, line in heads]
+    else:
+        assert all(i > j for i in later for j in news), [line for _, line in heads]
 
 
 def short(p: str) -> str:
@@ -193,7 +250,7 @@ def test_a_participants_first_mail_holds_their_list_and_nothing_else(participant
     assert_mail_shape(text)
     assert text.startswith(f"Subject: [Betting Minority m1] Your list: you are {short(participant)} in this match\n")
     assert f"Dear {NAMES[participant]},\n" in text
-    assert "between Red (the EC) and Zero (the DMO)" in text
+    assert "a death match between Red, the EC (elimination candidate), and Zero, the DMO (death-match opponent)" in text
     assert f"Your short id is {short(participant)}." in text
     rows = re.findall(r"^  Round (\d): (\w+) \((EC|DMO)\)$", text, re.M)
     assert rows == [
@@ -228,18 +285,26 @@ def test_the_first_mail_goes_to_every_seat_and_later_ones_only_to_the_dm_players
 
 
 def test_a_participant_who_writes_is_told_they_have_nothing_to_send() -> None:
+    """A participant's mail, a command or anything else, is answered in plain words: they
+    have nothing to send in this match (the engine's parse says so before any step is
+    read; a move that reaches apply_move is refused the same)."""
     state = submit(start(), DMO, "MARKER ME")
     applied = G.apply_move(state, "kim", {"action": "send", "participant": "ann", "room": "Uno"})
     assert not applied.accepted
-    text = error_mail(state, "kim", applied.reason, "SEND Ann TO Uno")
+    with pytest.raises(ParseError) as caught:
+        G.parse(state, "kim", "Hello, where do I go?\nSEND Ann TO Uno\nStep: Round 1, placement 1")
+    assert caught.value.reason == applied.reason
+    text = error_mail(state, "kim", applied.reason, None)
     assert_mail_shape(text)
-    assert "You are a participant (P3) in this match: you have nothing to send, now or later." in text
-    assert "Deadline" not in text and "Step:" not in text
+    assert "Problem: You have nothing to send in this match: as a participant, you are sent to rooms by Red" in text
+    assert "You are a participant (P3) in this match: you have nothing to send in this match, now or later." in text
+    assert "Round" not in text.split("Problem: ")[1].split("\n\n")[0]  # nothing about the open step
+    assert "Deadline" not in text and "Step:" not in text and "placement" not in text
     for kind in ("receipt", "reminder"):
         text = render(kind, state, "kim")
         assert text == render(kind, state, "kim", SERVICE_ENV)
         assert_mail_shape(text)
-        assert "you have nothing to send, now or later" in text
+        assert "you have nothing to send in this match, now or later" in text
         assert "Step:" not in text
 
 
@@ -251,7 +316,7 @@ def test_the_marker_step_mails() -> None:
     dmo = render("step", state, DMO)
     assert_mail_shape(dmo)
     assert dmo.startswith("Subject: [Betting Minority m1] The starting marker: your decision\n")
-    assert "You are the DMO and Red is the EC." in dmo
+    assert "You are the DMO (death-match opponent) and Red is the EC (elimination candidate)." in dmo
     assert "Write MARKER ME to keep it, or MARKER OPPONENT to give\nit to Red." in dmo
     assert f"Deadline: {DEADLINE}. If nothing arrives from you by then, you keep it." in dmo
     assert f"(it goes to {REPLY_TO})" in dmo
@@ -328,7 +393,7 @@ def test_the_receipt_of_a_first_send_says_it_is_final_and_shows_its_seal() -> No
     assert text.startswith("Subject: [Betting Minority m1] Received: SEND P10 TO Tres\n")
     assert "Recorded: SEND P10 TO Tres.\nA send is final: it stands, and stays secret until the step closes." in text
     assert "The step waits for\nZero's send; you get a mail when it closes." in text
-    assert "Sealed: the referee keeps this move secret until the step closes" in text
+    assert "=== Your sealed move: a code to keep ===" in text
     assert f"  {sealed[0]['commitment']}\n" in text
     assert "You have sent P10 Rosa Díaz to Tres in this step; a send is final." in text
     assert "Step:" not in text  # nothing more to send in this step
@@ -339,10 +404,10 @@ def test_the_receipt_of_a_first_send_says_it_is_final_and_shows_its_seal() -> No
     assert_mail_shape(text)
     assert "Recorded: SEND P1 TO Uno." in text and "A send is final" not in text
     assert "=== Round 1, placement 1: result ===\nYou sent P1 Ann Lee to Uno.\nRed sent P10 Rosa Díaz to Tres." in text
-    assert "=== Your sealed moves of r1-send-1 ===" in text and sealed[0]["check"] in text
+    assert "=== How to check the referee did not change your move ===" in text and sealed[0]["check"] in text
     assert "SEND P2 TO Uno\nStep: Round 1, placement 2\n" in text
     step = render("step", closing, EC, revealed=revealed)
-    assert "=== Your sealed moves of r1-send-1 ===" in step
+    assert "=== How to check the referee did not change your move ===" in step
 
 
 def test_betting_mails_show_the_split_bets_the_limits_and_the_form() -> None:
@@ -354,7 +419,9 @@ def test_betting_mails_show_the_split_bets_the_limits_and_the_form() -> None:
     assert "=== Round 1: betting ===\n  Red: BET Uno 3, Tres 8 (11 chips) - opens the betting\n" in text
     assert "Bets standing now (each bet replaces the bettor's last): you nothing; Red Uno 3, Tres 8 (11 chips)." in text
     assert "Chips: you 15, Red 15." in text
-    assert G.view(state, DMO)["now"] in text
+    # the choices, each on a line of its own (the demo's scripted players read them so)
+    assert "\nCALL with 11 chips in all on one or two rooms, as in CALL Uno 11.\n" in text
+    assert "\nYou may not raise: the most you may bet does not top Red's bet.\n" in text
     assert "The most you may bet now, in all: 11 chips (no more than your 15, nor than 3/4 of\nRed's 15" in text
     assert "A call ends the betting, the payout follows, and the starting marker passes to you." in text
     assert f"Deadline: {DEADLINE}.\nIf no bet arrives from you by then, the turn counts as missed" in text
@@ -390,9 +457,7 @@ def test_the_extension_says_the_turn_was_missed_and_what_a_second_miss_does() ->
     text = render("step", state, DMO)
     assert text == render("step", state, DMO, SERVICE_ENV)
     assert_mail_shape(text)
-    assert text.startswith(
-        "Subject: [Betting Minority m1] Round 1, betting turn 2 (extended): you missed your turn, extended\n"
-    )
+    assert text.startswith("Subject: [Betting Minority m1] Round 1, betting turn 2 (extended): you missed your turn\n")
     assert "You missed Round 1, betting turn 2: no bet arrived by its deadline." in text
     assert "It counts as a missed betting turn (1 in the match so far for you)" in text
     assert f"and the turn is extended once, until {DEADLINE}.\nA reply to the mail of the turn still counts." in text
@@ -404,9 +469,7 @@ def test_the_extension_says_the_turn_was_missed_and_what_a_second_miss_does() ->
     assert "  You: no bet by the deadline - a missed betting turn; the turn was extended\n" in text
     assert "CALL Uno 11\nStep: Round 1, betting turn 2\n" in text  # the same Step line
     other = render("step", state, EC)
-    assert other.startswith(
-        "Subject: [Betting Minority m1] Round 1, betting turn 2 (extended): Zero missed the turn, extended\n"
-    )
+    assert other.startswith("Subject: [Betting Minority m1] Round 1, betting turn 2 (extended): Zero missed the turn\n")
     assert "If Zero misses the extension too:" in other and "Step:" not in other
 
 

@@ -202,7 +202,9 @@ def play(game: Game, seed: int) -> Playout:
     if game.game_type.names:  # ... and the seats' names to a game that reads them
         options["names"] = {p: f"Player {p.upper()}" for p in players}
     if game.game_type.reads:  # ... and the holdings of the season currencies it reads (garnets)
-        options["holdings"] = {money: {p: rnd.choice([0, 2, 5, 9, 30]) for p in players} for money in game.game_type.reads}
+        options["holdings"] = {
+            money: {p: rnd.choice([0, 2, 5, 9, 30]) for p in players} for money in game.game_type.reads
+        }
     options = as_json(options)
     state = game.initial_state(seed, players, options)
     out = Playout(game, seed, players, options, season_start, [], [state])

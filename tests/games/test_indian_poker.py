@@ -734,11 +734,16 @@ def test_view_shows_what_the_player_may_know() -> None:
 
 def test_form_is_the_default_command_and_the_turn() -> None:
     state = start()
-    assert G.form(state, A) == "CHECK\nTurn: Hand 1, action 1\n"
+    # issue 20: one convention for every game's form, "Step: <title>"
+    assert G.form(state, A) == "CHECK\nStep: Hand 1, action 1\n"
     assert G.form(state, B) == ""
     state = submit(state, A, raise_by(1))
-    assert G.form(state, B) == "CALL\nTurn: Hand 1, action 2\n"
+    assert G.form(state, B) == "CALL\nStep: Hand 1, action 2\n"
     assert G.parse(state, B, G.form(state, B)).moves == [{"action": "call", "turn": "hand 1 action 2"}]
+    # a reply to a mail sent before the change keeps its "Turn:" line: read the same way
+    assert G.parse(state, B, "CALL\nTurn: Hand 1, action 2\n").moves == [{"action": "call", "turn": "hand 1 action 2"}]
+    old = G.parse(state, B, "CALL\nTurn: Hand 1, action 1\n").moves[0]
+    assert "'Step: Hand 1, action 2'" in G.apply_move(state, B, old).reason
 
 
 def test_standings_for_organizers() -> None:

@@ -1,22 +1,38 @@
 """The Indian Poker mail templates render at every step of random matches, for both
 players, say what happened and what may be done now, and never show a player their own
-card before the showdown."""
+card before the showdown.
+
+``python -m tests.games.test_indian_poker_templates`` rewrites the example mails of
+``docs/games/indian-poker.md`` (a test checks that the page shows them as rendered).
+"""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from jinja2 import Environment
 
 from referee.games.base import State
-from referee.render import render_mail
+from referee.render import named, render_mail
 from tests.games.test_indian_poker import A, B, CALL, FOLD, G, raise_by, setup, submit
 from tests.games.test_indian_poker_properties import own_card_variants, random_match
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
+from tests.games.mail_context import (
+    DEADLINE,
+    ENV,
+    REPLY_TO,
+    SERVICE_ENV,
+    assert_counts_agree,
+    mail_context,
+    rewrite_examples,
+)
+from tests.games.mail_context import EXAMPLES
+from tests.games.mail_context import served as service_mail
 
 NAMES = {A: "Alice", B: "Bob"}
+DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "indian-poker.md"
 
 
 def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
@@ -108,19 +124,19 @@ def test_reminder_renders_at_every_open_step(index: int) -> None:
                 assert f"it is your turn in {step.title}" in text
                 assert f"The deadline is {DEADLINE}, in 5 hours." in text
                 timeout = "CALL" if view["legal"]["check"] else "FOLD"
-                assert f"If nothing arrives by then, you {timeout}" in text
+                assert f"If nothing arrives by then, the default applies: you {timeout}" in text
                 assert view["choices"] in text and G.form(state, player).strip() in text
                 opponent = B if player == A else A
                 assert f"{NAMES[opponent]}'s card is {state['cards'][opponent]}." in text
             else:
-                assert "nothing for you to send" in text and "Turn:" not in text
+                assert "nothing for you to send" in text and "Step:" not in text and "Turn:" not in text
 
 
 def test_service_renders_the_reminder_of_the_game_not_the_common_one() -> None:
     state = submit(setup([(8, 3)]), A, raise_by(2))
     mail = render_mail("indian-poker", "reminder", {**context(state, B), "left": "2 hours"})
     assert mail.subject == "[Indian Poker m1] Reminder: Hand 1, action 2 closes in 2 hours"
-    assert "colours" not in mail.text and "CALL\nTurn: Hand 1, action 2\n" in mail.text
+    assert "colours" not in mail.text and "CALL\nStep: Hand 1, action 2\n" in mail.text
 
 
 @pytest.mark.parametrize("index", range(len(MATCHES)))
@@ -145,8 +161,8 @@ def test_first_mail() -> None:
     assert "Bob's card: 3. Your own card is not told to you" in text
     assert "Pot: 2 chips. Your chips: 24 (bet in this hand: 1). Bob's chips: 24 (bet in this hand: 1)." in text
     assert "  RAISE n      your bet becomes your opponent's bet plus n chips (n from 1 to 24)" in text
-    assert "If nothing arrives from you by then, you CALL" in text
-    assert "CHECK\nTurn: Hand 1, action 1\n" in text
+    assert "If nothing arrives from you by then, the default applies: you CALL" in text
+    assert "CHECK\nStep: Hand 1, action 1\n" in text
     other = render("step", state, B)
     assert other.startswith("Subject: [Indian Poker m1] Hand 1, action 1: Alice's turn\n")
     assert "Alice's card: 8." in other and "It is Alice's turn (Hand 1, action 1)" in other
@@ -211,3 +227,91 @@ def test_random_states_render_in_the_service_environment() -> None:
         for player in (A, B):
             render_mail("indian-poker", "step", context(state, player))
             render_mail("indian-poker", "receipt", context(state, player))
+
+
+# --------------------------------------------------------------------------- the page's examples
+
+
+def served(kind: str, state: State, player: str, **extra: Any) -> str:
+    """A mail as the service sends it (:func:`tests.games.mail_context.served`)."""
+    return service_mail(G.name, kind, {**context(state, player), **extra}, NAMES)
+
+
+def example_hands() -> dict[str, State]:
+    """Hand 1 (Alice 8, Bob 3; Alice, the DMO, acts first and raises 2), Bob's call with a
+    word of his own, and hand 2 (Alice 7, Bob 5), where Bob, who lost hand 1, acts first.
+    The rest of the 20-card deck follows in a shuffled order, as in a match."""
+    first = [8, 3, 7, 5]
+    rest = [card for card in range(1, 11) for _ in range(2)]
+    for card in first:
+        rest.remove(card)
+    random.Random(7).shuffle(rest)
+    cards = first + rest
+    dealt = setup([(cards[i], cards[i + 1]) for i in range(0, len(cards), 2)])
+    raised = submit(dealt, A, raise_by(2))
+    return {"raised": raised, "hand 2": submit(raised, B, G.parse(raised, B, CALLED).moves[0])}
+
+
+CALLED = "CALL\nStep: Hand 1, action 2\nGood luck!"  # Bob's reply: the form, and a line of his own
+# The refusals of the page, in hand 2: (who, what they send, in words); the first is an
+# example mail, the page quotes the reasons of the others
+REFUSALS = [
+    (B, "RAISE 30\nStep: Hand 2, action 1", "Bob sends `RAISE 30` holding 21"),
+    (A, "CALL", "Alice sends `CALL` while it is Bob's turn"),
+    (B, "CALL\nStep: Hand 1, action 2", "Bob answers the mail of hand 1 again in hand 2"),
+]
+
+
+def refusal(state: State, player: str, written: str) -> str:
+    """The reason the engine gives for a command it refuses, worded with names."""
+    (move,) = G.parse(state, player, written).moves
+    applied = G.apply_move(state, player, move)
+    assert not applied.accepted and applied.reason is not None
+    return str(named(applied.reason, NAMES))
+
+
+def example_mails() -> list[tuple[str, str]]:
+    """The example mails of docs/games/indian-poker.md, rendered as the service does."""
+    h = example_hands()
+    parsed = G.parse(h["raised"], B, CALLED)
+    player, written, _ = REFUSALS[0]
+    error = {"reason": refusal(h["hand 2"], player, written), "line": None, "penalised": False}
+    quoted = {"lines": written.split("\n"), "more": 0}
+    return [
+        ("A turn, to the player to act (Bob; Alice raised 2)", served("step", h["raised"], B)),
+        (
+            "A receipt (Bob called; the showdown; Bob acts first in hand 2)",
+            served("receipt", h["hand 2"], B, ignored={"lines": parsed.ignored, "more": 0}),
+        ),
+        (
+            "A rejection (Bob raises more than he holds)",
+            served("error", h["hand 2"], player, error=error, quoted=quoted),
+        ),
+    ]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_docs_show_the_example_mails_as_rendered() -> None:
+    """docs/games/indian-poker.md shows each example mail exactly as rendered (update the
+    page with ``python -m tests.games.test_indian_poker_templates``), and quotes the reason
+    of each refusal it lists as the error mail gives it."""
+    page = DOC.read_text(encoding="utf-8")
+    assert EXAMPLES in page
+    mails = page.split(EXAMPLES, 1)[1]
+    for title, text in example_mails():
+        assert f"### {title}\n\n```text\n{text}```\n" in mails, title
+    hand_2 = example_hands()["hand 2"]
+    for player, written, said in REFUSALS[1:]:
+        assert flat(f'{said}: "{refusal(hand_2, player, written)}"') in flat(mails), said
+
+
+def main() -> None:
+    DOC.write_text(rewrite_examples(DOC.read_text(encoding="utf-8"), example_mails()), encoding="utf-8")
+    print(f"rewrote the example mails of {DOC}")
+
+
+if __name__ == "__main__":
+    main()

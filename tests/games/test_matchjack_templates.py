@@ -46,7 +46,9 @@ from tests.games.test_matchjack_helpers import (
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "matchjack.md"
 BOTS = ("Alpha", "Beta", "Gamma", "Delta")
-MAX_LINE = 88
+MAX_LINE = 78  # issue 20: no line over 78, prose wrapped at 72 (RFC 3676)
+WRAP = 72
+ABBREVIATIONS = {"EC": "elimination candidate", "DMO": "death-match opponent", "CoL": "certificate"}
 
 
 # --------------------------------------------------------------------------- playing
@@ -159,7 +161,19 @@ def context(state: State, player: str, **extra: Any) -> dict[str, Any]:
     return {**mail_context(G, state, player, NAMES), **extra}
 
 
-def render(kind: str, state: State, player: str, env: Environment = ENV, **extra: Any) -> str:
+class Mail(str):
+    """A rendered mail whose ``in`` reads its prose as wrapped: the mails wrap prose at 72
+    characters (issue 20), so a sentence may break at any space; a piece is in the mail when
+    it is there as written, or with its line breaks and runs of spaces read as single spaces.
+    Everything else (``==``, ``startswith``, ``count``, ``split``) is the exact text."""
+
+    def __contains__(self, piece: object) -> bool:
+        if not isinstance(piece, str):
+            return False
+        return str.__contains__(self, piece) or (bool(piece.strip()) and flat(piece) in flat(self))
+
+
+def render(kind: str, state: State, player: str, env: Environment = ENV, **extra: Any) -> Mail:
     """A mail as the service renders it, with its Subject line first."""
     if kind == "reminder":
         extra.setdefault("left", "5 hours")
@@ -171,11 +185,11 @@ def render(kind: str, state: State, player: str, env: Environment = ENV, **extra
             **extra,
         }
         mail = render_mail(G.name, "error", context(state, player, **extra))
-        return f"Subject: {mail.subject}\n\n{mail.text}"
+        return Mail(f"Subject: {mail.subject}\n\n{mail.text}")
     text = env.get_template(f"mail/matchjack/{kind}.txt").render(**context(state, player, **extra))
     mail = render_mail(G.name, kind, context(state, player, **extra))
     assert text.rstrip() + "\n" == f"Subject: {mail.subject}\n\n{mail.text}", "the service renders it otherwise"
-    return text
+    return Mail(text)
 
 
 def every_mail(state: State, player: str) -> dict[str, str]:
@@ -190,9 +204,27 @@ def assert_mail_shape(text: str) -> None:
     assert "\n\n\n" not in text
     assert "None" not in text and "{{" not in text and "{%" not in text
     assert "<" not in re.sub(r"<(bot|rule id|player)>", "", text)
-    ours = [line for line in lines[1:] if not line.startswith("Sealed: ")]  # the common seals text
-    assert all(len(line) <= MAX_LINE for line in ours), [line for line in ours if len(line) > MAX_LINE]
+    ours = [line for line in lines[1:] if "sha256sum" not in line]  # a seal's check command is never broken
+    assert all(len(line) <= WRAP for line in ours), [line for line in ours if len(line) > WRAP]
+    assert "\r" not in text
     assert all(line == line.rstrip() for line in lines if line != "-- ")
+    body = "\n".join(lines[1:])
+    for short, meaning in ABBREVIATIONS.items():  # spelt out where each first appears
+        first = re.search(rf"\b{short}s?\b", body)
+        if first is not None:
+            after = body[first.end() : first.end() + 80]
+            assert after[:1] in (" ", "\n") and flat(after).startswith(f"({meaning}"), (
+                short,
+                body[first.start() - 60 :][:140],
+            )
+    # news first: the last hand's news, then what to do now, then the tables, the record, the
+    # chips, the guessing, the seals and the rules in short
+    heads = [i for i, line in enumerate(lines) if line.startswith("=== ") or line.startswith("MatchJack in short:")]
+    now = [i for i in heads if lines[i].startswith("=== Now")]
+    news = [i for i in heads if lines[i].endswith(" is over ===") and lines[i].startswith("=== Hand ")]
+    if now:
+        after_now = [i for i in heads if i not in now and i not in news and lines[i] != "=== The match is over ==="]
+        assert all(i < now[0] for i in news) and all(i > now[0] for i in after_now), [lines[i] for i in heads]
     prose = text.replace(REPLY_TO, "")
     for p in PLAYERS:  # names, never season ids
         assert not re.search(rf"\b{p}\b", prose), p
@@ -280,8 +312,8 @@ def test_a_stay_receipt_holds_the_choice_secret_and_revisable(hand: dict[str, St
     assert_mail_shape(text)
     assert subject(text) == "Received: your mail (Hand 1, stay or fold at the Main table: your choice)"
     assert "Your choice for hand 1 now: STAY. It stays secret until the step closes" in text
-    assert "Sealed: the referee keeps this move secret until the step closes" in text
-    assert "Your choice now: STAY. Until the deadline you may send another\nchoice: the last one counts." in text
+    assert "=== Your sealed move: a code to keep ===" in text
+    assert "Your choice now: STAY. Until the deadline you may send another choice: the last one counts." in text
     assert_form_is_accepted(s, "ann", text)
     # nobody else sees it: their own choice is still open
     for p in ("bob", "cat", "dan"):
@@ -362,7 +394,7 @@ def test_a_reminder_and_an_error_say_what_to_send(hand: dict[str, State]) -> Non
     error = render("error", s, "bob")
     assert_mail_shape(error)
     assert "Problem: That is not allowed now." in error
-    assert "Your cards in hand 1: 1. Y3 face up, 2. Y9 face down (only you see it)" in flat(error)
+    assert "Your cards: 1. Y3 face up, 2. Y9 face down (only you see it)" in flat(error)
     assert "=== Now: Hand 1, Main table, betting round 1, turn 2: your turn ===" in error
     assert_form_is_accepted(s, "bob", error)
 
@@ -440,7 +472,7 @@ def test_a_player_at_the_other_table_reads_its_public_news(hand: dict[str, State
     assert "Its cards are seen only at that table." not in main  # it is over: the showdown shows them
     assert "  Ann Lee: HIT - took the top pile card face up\n" in main  # no card: public
     assert "R9" in main  # ... but the showdown shows Ann's cards
-    assert "  Bob Ray: DRAW 2 - the top pile card replaced Bob Ray's card 2, which is now the\n" in main
+    assert "\n  Bob Ray: DRAW 2 - the top pile card replaced Bob Ray's card 2, which is now the" in Mail(main)
     # a player whose table has finished while the other's step is the first open one
     s = lost_first()
     assert open_steps(G, s)[0].key.startswith("h1-main-")
@@ -459,7 +491,14 @@ def test_the_next_hand_tells_the_last_hands_results_at_both_tables(hand: dict[st
     text = render("step", s, "eve")
     assert_mail_shape(text)
     assert subject(text).startswith("Hand 2, stay or fold at the ")
-    results = text.split("=== Results of hand 1 ===")[1].split("\n=== Hand 2")[0]
+    news = text.split("=== Hand 1 is over ===")[1].split("\n=== Now: ")[0]
+    assert "Main table: " in news and "Lost table: " in news and "Chips after hand 1: " in news
+    # news first: the news of hand 1, what to do now, hand 2 so far, then hand 1 in full
+    order = [
+        text.index(h) for h in ("=== Hand 1 is over ===", "=== Now: ", "=== Hand 2 at the ", "=== Hand 1 in full ===")
+    ]
+    assert order == sorted(order)
+    results = Mail(text.split("=== Hand 1 in full ===")[1].split("\n=== Chips")[0])
     assert "--- The Main table ---" in results and "--- The Lost table ---" in results
     assert "  Dan Ek: BET 3 - 3 chips into the pot (3 in this round)\n  You: FOLD - out of this hand" in results
     assert "  The round is over: everyone else folded; Dan Ek plays on with the automated players." in results
@@ -468,9 +507,9 @@ def test_the_next_hand_tells_the_last_hands_results_at_both_tables(hand: dict[st
         for who, cards in s["history"][0]["tables"][name]["showdown"]["hands"].items():
             label = "You" if who == "eve" else NAMES.get(who, who)
             assert f"  {label}: {hands.describe(cards)}\n" in results
-    assert "Set moves for the next hand: Fay Sund to the Main set, seat 4." in results.replace("\n  ", " ")
+    assert "Set moves for the next hand: Fay Sund to the Main set, seat 4." in Mail(news)
     chips = s["history"][0]["chips"]
-    assert f"Chips after hand 1: Ann Lee {chips['ann']}, Bob Ray {chips['bob']}" in results
+    assert f"Chips after hand 1: Ann Lee {chips['ann']}, Bob Ray {chips['bob']}" in Mail(news)
 
 
 # --------------------------------------------------------------------------- guesses
@@ -538,7 +577,7 @@ def test_the_break_mail() -> None:
     text = render("step", s, "ann")
     assert_mail_shape(text)
     assert subject(text) == "Break after hand 5: nothing to send"
-    assert "=== Results of hand 5 ===" in text
+    assert "=== Hand 5 is over ===" in text and "=== Hand 5 in full ===" in text
     assert "=== Now: Break after hand 5 ===" in text
     assert "Hand 6 is dealt when the break ends; its mail tells you your cards." in text.replace("\n", " ")
     assert "You may guess now (the guess counts for hand 6)." in text
@@ -551,29 +590,29 @@ def test_the_nomination_and_the_final_mail() -> None:
     ec, winner = f["ec"], f["winner"]
     text = render("step", s, ec)
     assert_mail_shape(text)
-    assert subject(text) == "Nomination of the DMO: your choice"
-    assert "=== Results of hand 15 ===" in text
-    assert f"Winner: {NAMES[winner]}, {s['chips'][winner]} chips (2 CoLs)." in text
+    assert subject(text) == "Nomination of the death-match opponent: your choice"
+    assert "=== Hand 15 is over ===" in text and "=== Hand 15 in full ===" in text
+    assert f"Winner: {NAMES[winner]}, {s['chips'][winner]} chips, who gains 2 CoLs (certificates of life)." in text
     how = "first to reach 0 chips" if f["how"]["ec"] == "first to 0" else "fewest chips"
-    assert f"EC: {NAMES[ec]} (the {how})." in text
-    assert "You are the EC. Name the DMO of the next death match: NOMINATE <player>, one of" in text
+    assert f"EC (elimination candidate): {NAMES[ec]} (the {how})." in text
+    assert "You are the EC: name the DMO (death-match opponent) of the next death match: NOMINATE <player>" in text
     assert "If nothing arrives from you by then, the DMO is drawn by lot among them." in text
     assert_form_is_accepted(s, ec, text)
     other = next(p for p in PLAYERS if p != ec)
     waiting = render("step", s, other)
-    assert subject(waiting) == f"Nomination of the DMO: {NAMES[ec]} chooses"
+    assert subject(waiting) == f"Nomination of the death-match opponent: {NAMES[ec]} chooses"
     assert "Step:" not in waiting and "=== Guessing" not in waiting
     dmo = f["eligible"][-1]
     done = submit(s, ec, f"NOMINATE {NAMES[dmo]}")
     receipt = render("receipt", done, ec)
     assert_mail_shape(receipt)
-    assert f"You nominated {NAMES[dmo]} as the DMO." in receipt
+    assert f"You nominated {NAMES[dmo]} as the DMO (death-match opponent)." in receipt
     for p in PLAYERS:
         final = render("step", done, p)
         assert_mail_shape(final)
         assert subject(final) == "Final result"
         assert "=== The match is over ===" in final
-        assert f"DMO: {NAMES[dmo]} (nominated by the EC)." in final
+        assert f"DMO (death-match opponent): {NAMES[dmo]} (nominated by the EC)." in final
         outcome = "win" if p == winner else "loss"
         assert f"You: {outcome}, victory points: {1 if p == winner else 0}." in final
         for bot in BOTS:

@@ -795,9 +795,11 @@ def test_every_transfer_is_of_match_chips_between_the_players_and_the_pot(deal: 
 
 
 def test_the_form_parses_to_a_call_on_the_open_turn() -> None:
-    """R19: the form holds the Turn line and CALL (always legal), for the player to act only."""
+    """R19: the form holds CALL (always legal) and the Step line (issue 20: the convention of
+    every game's form; "Turn:" of older mails is still read), for the player to act only."""
     state = start()
-    assert G.form(state, A) == "Turn: Round 1, turn 1\nCALL\n"
+    assert G.form(state, A) == "CALL\nStep: Round 1, turn 1\n"
+    assert G.parse(state, A, "Turn: Round 1, turn 1\nCALL\n").moves[0]["turn"] == "round 1 turn 1"
     assert G.form(state, B) == ""
     parsed = G.parse(state, A, G.form(state, A))
     assert parsed.moves == [{"action": "call", "rewind": False, "turn": "round 1 turn 1"}]

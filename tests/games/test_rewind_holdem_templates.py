@@ -1,9 +1,14 @@
 """The Rewind Hold'em mail templates render at every step of random matches, say what
 happened, what the player may do now (with the amounts, REWIND when allowed), by when,
-and carry the form; they never depend on the reader's own card."""
+and carry the form; they never depend on the reader's own card.
+
+``python -m tests.games.test_rewind_holdem_templates`` rewrites the example mails of
+``docs/games/rewind-holdem.md`` (a test checks that the page shows them as rendered).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -12,13 +17,25 @@ from jinja2 import Environment
 
 from referee.games.base import State
 from referee.render import render_mail
+from tests.games import test_rewind_holdem_golden as golden
 from tests.games.test_rewind_holdem import A, B, G, Deal, deal, give_rewind_cards, send, set_stacks, start
 from tests.games.test_rewind_holdem_properties import PROPERTY_SETTINGS, dmos, own_card_variants, random_match, seeds
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
+from tests.games.mail_context import (
+    DEADLINE,
+    ENV,
+    REPLY_TO,
+    SERVICE_ENV,
+    assert_counts_agree,
+    mail_context,
+    rewrite_examples,
+)
+from tests.games.mail_context import EXAMPLES
+from tests.games.mail_context import served as service_mail
 
 __all__ = ["deal"]  # the fixture, used below
 
 NAMES = {A: "Alice", B: "Bob"}
+DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "rewind-holdem.md"
 
 
 def context(state: State, player: str, ignored: list[str] | None = None) -> dict[str, Any]:
@@ -71,7 +88,7 @@ def check_step_mail(state: State, player: str) -> str:
         assert "It is your turn." in text
         assert G.form(state, player).strip() in text
         assert f"reply to this mail (it goes to {REPLY_TO})" in text
-        assert f"If nothing arrives from you by {DEADLINE}, you {choices['timeout']}" in text
+        assert f"If nothing arrives from you by {DEADLINE}, the default applies: you {choices['timeout']}" in text
         if choices["raise"] is not None:
             assert f"from RAISE 1 to RAISE {choices['raise']['max']}" in text
             assert f"ALL IN: the most you may raise to, RAISE TO {choices['all_in']['total']}." in text
@@ -83,7 +100,7 @@ def check_step_mail(state: State, player: str) -> str:
             assert f"your Rewind Cards {rewind['cards'][0]} and {rewind['cards'][1]} replace the open cards" in text
     else:
         assert f"It is {opponent}'s turn. If {opponent} sends nothing by {DEADLINE}" in text
-        assert "There is nothing for you to send now" in text and "Turn:" not in text
+        assert "There is nothing for you to send now" in text and "Step:" not in text and "Turn:" not in text
     return text
 
 
@@ -162,7 +179,7 @@ def test_the_first_mail_of_the_starting_player(deal: Deal) -> None:
         in text
     )
     assert "(No REWIND: There are no Rewind Cards: a pair is stored only when somebody folds.)" in text
-    assert "keep the Turn line, so an old mail is never taken for a new one:\n\nTurn: Round 1, turn 1\nCALL\n" in text
+    assert "keep the Step line, so an old mail is never taken for a new one:\n\nCALL\nStep: Round 1, turn 1\n" in text
     other = render("step", state, B)
     assert other.startswith("Subject: [Rewind Hold'em m1] Round 1, turn 1: Alice to act\n")
     assert "Alice's card: 3, so Alice holds High card 6-5-3." in other
@@ -175,13 +192,19 @@ def test_the_mail_after_a_raise_shows_the_betting_and_the_call(deal: Deal) -> No
     text = render("step", state, B)
     assert "Betting so far (Alice first):\n  Alice: RAISE 3 - puts in 3 chips, 4 in all.\n" in text
     assert "  CALL: put in 3 chips (4 each); the cards are shown." in text
-    assert "If nothing arrives from you by Tuesday 3 December 18:00 CET, you FOLD (with any fold penalty)." in text
+    assert (
+        "If nothing arrives from you by Tuesday 3 December 18:00 CET, the default applies: "
+        "you FOLD (with any fold penalty)." in text
+    )
     receipt = render("receipt", state, A)
     assert receipt.startswith("Subject: [Rewind Hold'em m1] Received: RAISE 3 for Round 1, turn 1\n")
     assert "  RAISE 3: you put in 3 chips, 4 in all." in receipt
     # the receipt is the mover's only mail about the new turn: it shows the table as the step mail does
     assert "=== Now: Round 1, turn 2 ===" in receipt
-    assert "It is Bob's turn. If Bob sends nothing by Tuesday 3 December 18:00 CET, Bob will FOLD." in receipt
+    assert (
+        "It is Bob's turn. If Bob sends nothing by Tuesday 3 December 18:00 CET, the default applies: Bob will FOLD."
+        in receipt
+    )
     assert "Betting so far (Alice first):\n  Alice: RAISE 3 - puts in 3 chips, 4 in all.\n" in receipt
 
 
@@ -200,7 +223,7 @@ def test_the_result_of_a_fold_with_a_penalty(deal: Deal) -> None:
     assert "Chips after round 1: Bob 19, Alice 31." in receipt
     # the folder starts round 2 (the loser of a round starts the next): the receipt carries the form
     assert "=== Now: Round 2, turn 1 ===" in receipt and "It is your turn. You may send one of:" in receipt
-    assert receipt.count("Turn: Round 2, turn 1\nCALL\n") == 1
+    assert receipt.count("CALL\nStep: Round 2, turn 1\n") == 1
 
 
 def test_the_mails_of_a_rewind(deal: Deal) -> None:
@@ -253,10 +276,81 @@ def test_the_mail_names_whose_rewind_cards_are_on_offer(deal: Deal) -> None:
     state = give_rewind_cards(start(), B, (3, 3))
     text = render("step", state, A)
     assert "Rewind Cards: Bob holds 3 and 3" in text
-    assert "(No REWIND: The Rewind Cards 3 and 3 are bob's" in text
+    assert "(No REWIND: The Rewind Cards 3 and 3 are Bob's" in text
 
 
 def test_service_renderer_reads_the_subject_and_body() -> None:
     mail = render_mail("rewind-holdem", "step", context(start(), A))
     assert mail.subject == "[Rewind Hold'em m1] Round 1, turn 1: your turn"
     assert mail.text.startswith("Dear Alice,\n")
+
+
+# --------------------------------------------------------------------------- the page's examples
+
+
+def served(kind: str, state: State, player: str, **extra: Any) -> str:
+    """A mail as the service sends it (:func:`tests.games.mail_context.served`)."""
+    return service_mail(G.name, kind, {**context(state, player), **extra}, NAMES)
+
+
+def golden_match() -> list[State]:
+    """Every state of the golden match (``test_rewind_holdem_golden``: seed 126, Bob the
+    DMO), replayed from its inputs: the start, then the state after each mail or deadline."""
+    state = G.initial_state(golden.SEED, [A, B], {"dmo": golden.DMO})
+    states = [state]
+    for line in golden.inputs_of(golden.FIXTURE.read_text()):
+        body = line[2:]
+        if body.startswith("timeout "):
+            state = G.apply_timeout(state)
+        else:
+            player, _, mail = body.partition(": ")
+            state = send(state, player, mail.replace(" / ", "\n"))
+        states.append(state)
+    return states
+
+
+def at_turn(states: list[State], title: str) -> State:
+    return next(s for s in states if G.step(s) is not None and G.step(s).title == title)  # type: ignore[union-attr]
+
+
+# Alice's mail in round 5 of the golden match: her command and REWIND, the form's Step line,
+# and a greeting (ignored)
+REWOUND = "Hi Bob,\nREWIND\nRAISE TO 5\nStep: Round 5, turn 1"
+
+
+def example_mails() -> list[tuple[str, str]]:
+    """The example mails of docs/games/rewind-holdem.md, rendered as the service does."""
+    states = golden_match()
+    offer = at_turn(states, "Round 5, turn 1")
+    parsed = G.parse(offer, A, REWOUND)
+    return [
+        ("Alice's turn, with a REWIND on offer (after her fold in round 4)", served("step", offer, A)),
+        (
+            "The receipt of her REWIND + RAISE TO 5",
+            served("receipt", send(offer, A, REWOUND), A, ignored={"lines": parsed.ignored, "more": 0}),
+        ),
+        (
+            "A rewind paid at a called showdown (round 12), to Bob, who waits",
+            served("step", at_turn(states, "Round 13, turn 1"), B),
+        ),
+        ("The final mail (a timeout fold with a capped penalty)", served("step", states[-1], B)),
+    ]
+
+
+def test_the_docs_show_the_example_mails_as_rendered() -> None:
+    """docs/games/rewind-holdem.md shows each example mail exactly as rendered (update the
+    page with ``python -m tests.games.test_rewind_holdem_templates``)."""
+    page = DOC.read_text(encoding="utf-8")
+    assert EXAMPLES in page
+    mails = page.split(EXAMPLES, 1)[1]
+    for title, text in example_mails():
+        assert f"### {title}\n\n```text\n{text}```\n" in mails, title
+
+
+def main() -> None:
+    DOC.write_text(rewrite_examples(DOC.read_text(encoding="utf-8"), example_mails()), encoding="utf-8")
+    print(f"rewrote the example mails of {DOC}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1005,19 +1005,54 @@ def test_parse_error_quotes_the_line(text: str, reason: str, line: str | None) -
 
 
 def test_form_preparation_phase_has_roulette_only() -> None:
-    assert G.form(start(), A) == "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0\n"
+    # issue 20: every form begins with the Step line naming the round it answers
+    expected = "Step: Preparation phase\n\nROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0\n"
+    assert G.form(start(), A) == expected
 
 
 def test_form_round_10_has_bet_only() -> None:
-    assert G.form(round_10(9, 9), A) == "BET\nGold: 20\nSilver: 20\nBlack: 0\n"
+    assert G.form(round_10(9, 9), A) == "Step: Round 10 of 10\n\nBET\nGold: 20\nSilver: 20\nBlack: 0\n"
 
 
 def test_form_prefills_the_pending_submission() -> None:
     state = submit(submit(bet_round_state(), A, roulette("Black", gold=26, silver=14)), A, bet(silver=7))
     assert (
-        G.form(state, A)
-        == "ROULETTE\nWinning colour: Black\nGold: 26\nSilver: 14\nBlack: 0\n\nBET\nGold: 0\nSilver: 7\nBlack: 0\n"
+        G.form(state, A) == "Step: Round 1 of 10\n\n"
+        "ROULETTE\nWinning colour: Black\nGold: 26\nSilver: 14\nBlack: 0\n\nBET\nGold: 0\nSilver: 7\nBlack: 0\n"
     )
+
+
+def test_the_step_line_names_the_round_and_another_round_is_refused() -> None:
+    """Issue 20: a reply keeps the form's "Step: Round N" line; every move carries the round
+    it names, and a round other than the open one is refused naming both. A reply without
+    the line is read as before; two lines naming different rounds are an error."""
+    state = bet_round_state()  # round 1
+    form = G.form(state, A)
+    assert form.startswith("Step: Round 1 of 10\n\n")
+    parsed = G.parse(state, A, form)
+    assert {m["step"] for m in parsed.moves} == {"round 1 of 10"}
+    assert all(G.apply_move(state, A, m).accepted for m in parsed.moves)
+    # "Step: Round 1" (without "of 10"), any case, is the same round
+    short = G.parse(state, A, form.replace("Step: Round 1 of 10", "step : round 1"))
+    assert all(G.apply_move(state, A, m).accepted for m in short.moves)
+    # another round: refused, naming both
+    old = G.parse(state, A, form.replace("Step: Round 1 of 10", "Step: Preparation phase"))
+    refused = G.apply_move(state, A, old.moves[0])
+    assert not refused.accepted and not refused.changed
+    assert "Your mail answers Preparation phase, but Round 1 of 10 is open now" in refused.reason
+    assert "'Step: Round 1 of 10'" in refused.reason
+    later = G.apply_move(state, A, G.parse(state, A, form.replace("Round 1", "Round 4")).moves[0])
+    assert not later.accepted and "Round 4 of 10" in later.reason and "Round 1 of 10" in later.reason
+    # without the line: read as before, no step named
+    bare = G.parse(state, A, form.split("\n\n", 1)[1])
+    assert all("step" not in m for m in bare.moves)
+    assert all(G.apply_move(state, A, m).accepted for m in bare.moves)
+    # the line anywhere, also after a section; two different rounds: an error quoting the second
+    moved = G.parse(state, A, form.split("\n\n", 1)[1] + "\nStep: Round 1 of 10\n")
+    assert {m["step"] for m in moved.moves} == {"round 1 of 10"}
+    with pytest.raises(ParseError) as error:
+        G.parse(state, A, form + "\nStep: Round 2 of 10\n")
+    assert "names two rounds" in error.value.reason and error.value.line == "Step: Round 2 of 10"
 
 
 def test_form_example_skips_a_used_up_colour() -> None:

@@ -357,9 +357,11 @@ def test_any_prefilled_form_round_trips_also_flowed_and_signed(
     pending_bet = dict(zip(COLOURS, amounts, strict=True))
     state["pending"][A]["bet"] = pending_bet  # any numbers: the grammar does not judge the rules
     form = G.form(state, A)
+    # issue 20: the form begins with its Step line, which every move of the reply carries
+    step = {"step": "round 1 of 10"}
     expected = [
-        {"type": "roulette", **state["pending"][A]["roulette"]},
-        {"type": "bet", "bets": pending_bet},
+        {"type": "roulette", **state["pending"][A]["roulette"], **step},
+        {"type": "bet", "bets": pending_bet, **step},
     ]
     for text in (form, flowed(form)):
         assert G.parse(state, A, text).moves == expected

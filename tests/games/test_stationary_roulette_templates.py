@@ -1,20 +1,38 @@
 """The Stationary Roulette mail templates render every round of a match, say what
-happened and what to do, and never leak hidden information."""
+happened and what to do, and never leak hidden information.
+
+``python -m tests.games.test_stationary_roulette_templates`` rewrites the example mails of
+``docs/games/stationary-roulette.md`` (a test checks that the page shows them as rendered).
+"""
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 import pytest
 from jinja2 import Environment
 
 from referee.games.base import Move, State
+from referee.match import seals
 from referee.render import render_mail
 from tests.games.test_stationary_roulette import SPLIT, A, B, G, bet, roulette, schedule_colour, start, submit
 from tests.games.test_stationary_roulette_properties import hidden_variants
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
+from tests.games.mail_context import (
+    DEADLINE,
+    ENV,
+    REPLY_TO,
+    SERVICE_ENV,
+    assert_counts_agree,
+    mail_context,
+    rewrite_examples,
+)
+from tests.games.mail_context import EXAMPLES
+from tests.games.mail_context import served as service_mail
 
 NAMES = {A: "Alice", B: "Bob"}
+DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "stationary-roulette.md"
 
 # A match with Black takes (single and double), bonuses, misses and revisions.
 SCRIPT: dict[int, dict[str, list[Move]]] = {
@@ -111,7 +129,11 @@ def test_round_result_lines_for_takes_bonus_and_lgt() -> None:
     assert "  Alice's bet: Gold 20, Silver 20, Black 0." in text
     assert "  Points: Bob +30 (placed on Gold), Alice +20 (bet on Gold)." in text
     assert "  Bob paid Alice 30 chips (Black take)." in text
-    assert "  Alice paid the LGT (the house) 10 chips (LGT payment for a Black roulette)." in text
+    # issue 20: the LGT is explained where a mail first names it (referee.render, after rendering)
+    assert "  Alice paid the LGT 10 chips (LGT payment for a Black roulette)." in text
+    served = render_mail("stationary-roulette", "step", context(OPENED[2], B)).text
+    assert "  Alice paid the LGT (the house) 10 chips (LGT payment for a Black" in served
+    assert served.count("(the house)") == 1
     assert "  Bob: 30 points (+30 this round), 70 chips; lost to Black takes 30 of 100" in text
 
 
@@ -126,7 +148,7 @@ def test_round_result_lines_for_bonus_and_double_black() -> None:
 def test_missed_bet_and_missed_roulette_are_explained() -> None:
     text = render("step", OPENED[3], B)  # round 2: alice sent no roulette
     assert "Alice prepared no roulette: Bob gets 60 points and has nothing to bet on next round." in text
-    assert "Alice paid the LGT (the house) 5 chips (inactivity fee: no roulette)." in text
+    assert "Alice paid the LGT 5 chips (inactivity fee: no roulette)." in text
     assert "There is nothing to bet on this round: your opponent prepared no roulette in round 2." in text
     assert "your opponent prepared no roulette" not in render("step", OPENED[3], A)
 
@@ -168,7 +190,8 @@ def test_receipt_mentions_missing_parts() -> None:
     state = submit(OPENED[1], A, SPLIT)
     text = render("receipt", state, A)
     assert "Gold 20, Silver 20, Black 0; 0 of your 40 points left unbet." in text
-    assert "none yet. Without one by the deadline, Bob gets 60 points" in text
+    # issue 20: "the default" says which
+    assert "none yet. Without one by the deadline, the default applies:\n  Bob gets 60 points" in text
     # issue 20: the receipt never shows as the player's submission what they did not send
     assert "Your current submission, as a form:" not in text
     assert "Your current submission, as a form; the ROULETTE part is only an example" in text
@@ -199,3 +222,75 @@ def test_service_renderer_reads_the_subject_and_body() -> None:
     mail = render_mail("stationary-roulette", "step", context(OPENED[2], A))
     assert mail.subject == "[Stationary Roulette m1] Round 1 of 10 result - Round 2 of 10 is open"
     assert mail.text.startswith("Dear Alice,\n")
+
+
+# --------------------------------------------------------------------------- the page's examples
+
+
+def served(kind: str, state: State, player: str, **extra: Any) -> str:
+    """A mail as the service sends it (:func:`tests.games.mail_context.served`)."""
+    return service_mail(G.name, kind, {**context(state, player), **extra}, NAMES)
+
+
+def sealed(step: str, player: str, moves: list[Move]) -> list[dict[str, Any]]:
+    """The seals of a player's moves in a step (``referee.match.seals``), with fixed nonces
+    (the service derives each from its secret: ``referee.archive.chain.move_nonce``)."""
+    return [
+        seals.seal("m1", step, player, move, hashlib.sha256(f"{step} {player} {i}".encode()).hexdigest()[:32], 40 + i)
+        for i, move in enumerate(moves)
+    ]
+
+
+def example_mails() -> list[tuple[str, str]]:
+    """The example mails of docs/games/stationary-roulette.md, rendered as the service does."""
+    # a round mail: round 4 settled (both roulettes Black), round 5 open; Bob's sealed moves
+    # of round 4 (his roulette and his bet) are revealed at its close
+    revealed = {"step": "round-4", "seals": sealed("round-4", B, SCRIPT[4][B])}
+    # an error mail: in round 2, Bob's bet names three colours (a rule the engine checks)
+    written = "Hi referee,\n\nStep: Round 2 of 10\n\nBET\nGold: 20\nSilver: 10\nBlack: 10\n\nThanks!"
+    (move,) = G.parse(OPENED[2], B, written).moves
+    refused = G.apply_move(OPENED[2], B, move)
+    assert not refused.accepted and refused.reason is not None
+    error = {"reason": refused.reason, "line": None, "penalised": False}
+    quoted = {"lines": written.split("\n"), "more": 0}
+    # a receipt: Bob's first roulette, sent with the form's lines and a greeting
+    reply = "Hi,\n\nStep: Preparation phase\n\nROULETTE\nWinning colour: Gold\nGold: 35\nSilver: 5\nBlack: 0"
+    parsed = G.parse(OPENED[0], B, reply)
+    (roulette_move,) = parsed.moves
+    prepared = submit(OPENED[0], B, roulette_move)
+    return [
+        (
+            "A round mail (results of round 4, then round 5 opens), to Bob",
+            served("step", OPENED[5], B, revealed=revealed),
+        ),
+        ("An error mail (Bob's bet named three colours)", served("error", OPENED[2], B, error=error, quoted=quoted)),
+        (
+            "A receipt",
+            served(
+                "receipt",
+                prepared,
+                B,
+                ignored={"lines": parsed.ignored, "more": 0},
+                sealed=sealed("round-0", B, [roulette_move]),
+            ),
+        ),
+    ]
+
+
+def test_the_docs_show_the_example_mails_as_rendered() -> None:
+    """docs/games/stationary-roulette.md shows each example mail exactly as rendered (update
+    the page with ``python -m tests.games.test_stationary_roulette_templates``)."""
+    page = DOC.read_text(encoding="utf-8")
+    assert EXAMPLES in page
+    mails = page.split(EXAMPLES, 1)[1]
+    for title, text in example_mails():
+        assert f"### {title}\n\n```text\n{text}```\n" in mails, title
+
+
+def main() -> None:
+    DOC.write_text(rewrite_examples(DOC.read_text(encoding="utf-8"), example_mails()), encoding="utf-8")
+    print(f"rewrote the example mails of {DOC}")
+
+
+if __name__ == "__main__":
+    main()

@@ -92,6 +92,12 @@ def with_step(mails: list[Received]) -> list[Received]:
     return [m for m in mails if STEP_LINE.search(m.text)]
 
 
+def flat(text: str) -> str:
+    """A mail's text with its line breaks and runs of spaces as single spaces: the mails wrap
+    their prose at 72 characters (issue 20), so a sentence may break at any space."""
+    return " ".join(text.split())
+
+
 def step_line(mail: Received) -> str:
     return STEP_LINE.search(mail.text).group(0)
 
@@ -146,7 +152,7 @@ def test_a_placement_step_closes_on_the_second_send_and_a_reply_to_it_later_is_s
     assert step_line(world.client("bob").latest()) == "Step: Round 1, placement 1"
     first = world.client("alice").latest()
     assert step_line(first) == "Step: Round 1, placement 1"
-    assert "Bob (the DMO) gave the starting marker to you." in first.text
+    assert "Bob (the DMO) gave the starting marker to you." in flat(first.text)
     before = {key: len(world.client(key).all()) for key in ("alice", "bob")}
 
     send(world, "alice", "SEND P1 TO Uno", START + 2 * HOUR)
@@ -167,7 +173,7 @@ def test_a_placement_step_closes_on_the_second_send_and_a_reply_to_it_later_is_s
     assert "Received: SEND P1 TO Dos" in bob[-1].subject
     assert step_line(bob[-1]) == "Step: Round 1, placement 2"
     for mail in (alice[-1], bob[-1]):
-        assert "P1 José Núñez goes to Tres (sent to two different rooms: the room neither named)" in mail.text
+        assert "P1 José Núñez goes to Tres (sent to two different rooms: the room neither named)" in flat(mail.text)
     with world.store.unit_of_work() as session:
         kinds = [(r.to_addr, r.kind) for r in session.scalars(select(Outbox).where(Outbox.step_key == "r1-send-2"))]
     assert sorted(kinds) == [("alice@example.test", "step"), ("bob@example.test", "receipt")]
@@ -176,8 +182,8 @@ def test_a_placement_step_closes_on_the_second_send_and_a_reply_to_it_later_is_s
     send(world, "alice", "SEND P2 TO Uno", START + 4 * HOUR, mail=first)
     error = world.client("alice").latest()
     assert "Not recorded" in error.subject
-    assert "Your mail answers our mail about Round 1, placement 1, which is over" in error.text
-    assert "Now it is Round 1, placement 2, and your turn" in error.text
+    assert "Your mail answers our mail about Round 1, placement 1, which is over" in flat(error.text)
+    assert "Now it is Round 1, placement 2, and your turn" in flat(error.text)
     match = match_row(world)
     assert match.state["positions"]["annlee"] is None and match.state["send"]["sent"]["alice"] is None
     assert [r.status for r in inbound(world)][-1] == "rejected"
@@ -221,7 +227,7 @@ def test_a_reply_to_the_turns_mail_in_its_extension_counts(world):
     assert match.step_key == "r1-bet-1-extension" and match.deadline == deadline + timedelta(hours=16)
     extension = world.client("bob").latest()
     assert "Round 1, betting turn 1 (extended)" in extension.subject
-    assert "A reply to the mail of the turn still counts." in extension.text
+    assert "A reply to the mail of the turn still counts." in flat(extension.text)
     assert step_line(extension) == "Step: Round 1, betting turn 1"
     # bob answers the turn's own mail (not the extension's): it counts
     send(world, "bob", "BET Uno 1", deadline + 3 * HOUR, mail=turn_mail)
@@ -385,3 +391,35 @@ def mailboxes(world: World) -> dict[str, dict[str, bytes]]:
         folder = world.config.mail.outbox / f"{key}@example.test"
         out[key] = {p.name: p.read_bytes() for sub in ("new", "cur") for p in sorted((folder / sub).glob("*"))}
     return out
+
+
+def test_a_participant_who_writes_in_is_told_they_have_nothing_to_send_in_this_match(world):
+    """A participant (a silent seat) who answers their list mail, with a command or with
+    anything else, while the starting-marker step is open, gets one plain answer: they have
+    nothing to send in this match; never a word of the open step, nor its form. So does a
+    reply after the marker step has closed: a silent seat's mail is never judged late or
+    stale (it answers no step)."""
+    world.tick(START)
+    key = ADDRESSED[0]
+    client = participant_client(world, key)
+    [first] = client.all()
+    for i, text in enumerate(("SEND P1 TO Uno", "Hello! Where do I go, and what should I send?")):
+        at = START + (i + 1) * HOUR
+        client.reply(first, text, at)
+        world.tick(at)
+        answer = client.latest()
+        assert "Not recorded" in answer.subject
+        assert "Problem: You have nothing to send in this match: as a participant, you are sent to rooms" in flat(
+            answer.text
+        )
+        assert "Step:" not in answer.text and "starting marker" not in answer.text.lower()
+        assert "you have nothing to send in this match, now or later" in flat(answer.text)
+    assert match_row(world).state["marker"] is None  # nothing changed
+    send(world, "bob", "MARKER OPPONENT", START + 3 * HOUR)  # the marker step closes
+    before = match_row(world).state
+    client.reply(first, "SEND P1 TO Uno", START + 4 * HOUR)
+    world.tick(START + 4 * HOUR)
+    answer = client.latest()
+    assert "Problem: You have nothing to send in this match" in flat(answer.text)
+    assert "Step:" not in answer.text and "turn" not in flat(answer.text).split("Problem:")[1][:120]
+    assert match_row(world).state == before

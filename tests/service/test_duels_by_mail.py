@@ -169,16 +169,19 @@ def test_out_of_turn_stale_and_illegal_commands_are_answered_with_the_choices_no
     world.send("bob", "RAISE 2", START + HOUR)
     world.tick(START + HOUR)
     [error] = errors_to(world, "bob")
-    assert "It is not your turn: Hand 1, action 1 is alice's to act." in error
+    # issue 20: names, never player keys, in every mail
+    assert "It is not your turn: Hand 1, action 1 is Alice's to act." in error
+    assert "alice's" not in error
     assert "It is Alice's turn (Hand 1, action 1)" in error
     # Alice asks for more than Bob can call: the legal amounts now, and her form again
-    world.send("alice", "RAISE 99\nTurn: Hand 1, action 1", START + 2 * HOUR)
+    world.send("alice", "RAISE 99\nStep: Hand 1, action 1", START + 2 * HOUR)
     world.tick(START + 2 * HOUR)
     [error] = errors_to(world, "alice")
     assert "RAISE 99 is too much" in error and "Your choices now: CALL or CHECK" in error
-    assert "RAISE 1 to RAISE 24" in error and "CHECK Turn: Hand 1, action 1" in error
+    assert "RAISE 1 to RAISE 24" in error and "CHECK Step: Hand 1, action 1" in error
     before = match_row(world).state
     # Alice raises; Bob answers his first mail (about Alice's turn), not the one about his
+    # the "Turn:" line of a form mailed before issue 20 is still read
     world.send("alice", "RAISE 2\nTurn: Hand 1, action 1", START + 3 * HOUR)
     world.tick(START + 3 * HOUR)
     assert match_row(world).state != before
@@ -187,7 +190,7 @@ def test_out_of_turn_stale_and_illegal_commands_are_answered_with_the_choices_no
     [error] = errors_to(world, "bob")
     assert "Your mail answers our mail about Hand 1, action 1, which is over" in error
     assert "Now it is Hand 1, action 2, and your turn" in error
-    assert "Your choices now: CALL (2 chips" in error and "Turn: Hand 1, action 2" in error
+    assert "Your choices now: CALL (2 chips" in error and "Step: Hand 1, action 2" in error
     # answering the right mail works
     world.send("bob", "CALL", START + 5 * HOUR)
     world.tick(START + 5 * HOUR)
@@ -197,12 +200,12 @@ def test_out_of_turn_stale_and_illegal_commands_are_answered_with_the_choices_no
 def test_the_command_edited_inside_the_quoted_form_is_the_move(poker):
     """Issue 20, kind C in a duel: the player changes the form's command inside the quote of
     our mail. The reply is read against that mail: the edited section (the command with its
-    Turn line) is read; our instruction lines around it never are."""
+    Step line) is read; our instruction lines around it never are."""
     world = poker
     alice = world.client("alice")
     prompt = alice.latest()
     lines = prompt.text.split("\n")
-    at = next(i for i, line in enumerate(lines) if line.startswith("Turn: "))
+    at = next(i for i, line in enumerate(lines) if line.startswith("Step: "))
     assert lines[at - 1] in ("CHECK", "CALL")
     lines[at - 1] = "RAISE 2"
     quoted = "\n".join(f"> {line}" if line else ">" for line in lines)

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from referee.games import GAMES
+from referee.render import named
 from referee.service import replay
 from referee.store.models import Event, Inbound, LedgerEntry, Match
 
@@ -54,7 +55,9 @@ def test_whole_match_by_mail(world):
     match = match_row(world)
     assert match.status == "finished"
     assert match.result["outcome"].keys() == {"alice", "bob"}
-    assert match.result["reason"] in world.last_text("alice")
+    # the mail names the players (issue 20) and wraps its lines at 72
+    reason = named(match.result["reason"], {"alice": "Alice", "bob": "Bob"})
+    assert " ".join(reason.split()) in " ".join(world.last_text("alice").split())
 
     with world.store.unit_of_work() as session:
         match = session.scalar(select(Match).where(Match.key == "m1"))

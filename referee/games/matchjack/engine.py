@@ -154,10 +154,6 @@ def ante_for(hand_no: int) -> int:
     return 1 if hand_no <= 7 else 2 if hand_no <= 13 else 3
 
 
-def _chips(n: int) -> str:
-    return plural(n, "chip")
-
-
 # ---------------------------------------------------------------------- small readers
 
 
@@ -727,7 +723,7 @@ def _finish(s: State, dmo: str, by: str) -> None:
         "outcome": {p: "win" if p == winner else "loss" for p in s["players"]},
         "victory_points": {p: VICTORY_POINTS["win" if p == winner else "loss"] for p in s["players"]},
         "reason": (
-            f"{names[winner]} wins with {_chips(s['chips'][winner])} {why}; {names[ec]} is the EC and "
+            f"{names[winner]} wins with {plural(s['chips'][winner], 'chip')} {why}; {names[ec]} is the EC and "
             + (
                 f"nominated {names[dmo]} as DMO."
                 if by == "ec"
@@ -942,7 +938,7 @@ class MatchJack:
         if state["result"] is not None:
             return reject("The match is over; no more moves are accepted.")
         if player not in state["players"]:
-            return reject(f"{player} is not playing in this match.")
+            return reject("You are not playing in this match.")
         kind = grammar.play_kind(move)
         if kind is None:
             return reject(
@@ -974,7 +970,7 @@ class MatchJack:
             "stay": "STAY, FOLD and FOLD STAYSET answer the stay step",
             "bet": "Betting commands (CHECK, CALL, BET, RAISE, ALL IN, FOLD) answer your betting turn",
             "action": "HIT, SWAP, DRAW and NEW answer your action turn",
-            "nominate": "NOMINATE is the EC's, once the hands are over",
+            "nominate": "NOMINATE is the EC's (the elimination candidate's), once the hands are over",
         }[kind]
         if step is None:
             return f"{what}, and you have no step open now. {self.what_now(state, player)}"
@@ -1069,7 +1065,8 @@ class MatchJack:
             return Applied(
                 state,
                 False,
-                f"You may not nominate {shown}: the DMO is one of {listed} (not yourself, not the winner).",
+                f"You may not nominate {shown}: the DMO (death-match opponent) is one of {listed} (not yourself, "
+                "not the winner).",
                 changed=False,
             )
         new = clone(state)
@@ -1204,8 +1201,8 @@ class MatchJack:
             mine = state["stay"].get(player)
             can_set = state["garnets"][player] >= STAYSET_FEE
             text = (
-                f"Choose STAY (a second ante of {_chips(ante_for(state['hand']))}), FOLD (you move to the other set "
-                "for the next hand)"
+                f"Choose STAY (a second ante of {plural(ante_for(state['hand']), 'chip')}), "
+                "FOLD (you move to the other set for the next hand)"
                 + (f" or FOLD STAYSET ({STAYSET_FEE} garnets: you keep your set)" if can_set else "")
                 + "; you may change your choice until the deadline."
             )
@@ -1223,7 +1220,10 @@ class MatchJack:
             return text + guess
         names = state["names"]
         listed = ", ".join(names[p] for p in state["final"]["eligible"])
-        return f"As the EC, name the DMO: NOMINATE <player>, one of {listed}."
+        return (
+            f"As the EC (elimination candidate), name the DMO (death-match opponent): NOMINATE <player>, "
+            f"one of {listed}."
+        )
 
     def _legal(self, state: State, player: str) -> dict[str, Any] | None:
         step = _player_step(state, player)
@@ -1376,7 +1376,7 @@ class MatchJack:
         lines = []
         out = {e["player"]: e["hand"] for e in state["eliminated"]}
         for p in state["players"]:
-            line = f"{state['names'][p]} ({p}): {_chips(state['chips'][p])}"
+            line = f"{state['names'][p]} ({p}): {plural(state['chips'][p], 'chip')}"
             if p in out:
                 line += f"; left the match in hand {out[p]} (0 chips)"
             else:

@@ -52,11 +52,10 @@ from referee.games.betting import (
     _read_raise,
     _rest_text,
     _shown,
-    _unbullet,
     turn_reference,
 )
 from referee.games.betting_minority import normal_name
-from referee.games.lines import strip_emphasis
+from referee.games.lines import clean_line
 from referee.games.matchjack import table
 
 PLAY_KEYS = ("stay", "bet", "action", "nominate")
@@ -148,7 +147,7 @@ _JOINED_WORDS = re.compile(r"(?<=[^\W\d_])_+(?=[^\W\d_])")
 
 
 def _clean(written: str) -> str:
-    return _JOINED_WORDS.sub(" ", strip_emphasis(_unbullet(written))).strip()
+    return _JOINED_WORDS.sub(" ", clean_line(written)).strip()
 
 
 def _word(word: str) -> str:
@@ -350,7 +349,9 @@ def read_mail(
                 who = who.split(stop, 1)[0]
             who = who.strip().rstrip(_TRAIL)
             if not who:
-                raise ParseError("NOMINATE needs the player you name as DMO: NOMINATE <name>", line)
+                raise ParseError(
+                    "NOMINATE needs the player you name as DMO (death-match opponent): NOMINATE <name>", line
+                )
             move = {"nominate": find(names, who, line)}
         elif head == "guess":
             if guess is not None:
