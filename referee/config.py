@@ -695,10 +695,53 @@ def _check_silent_seat(game: Any, seat: int, player: str, where: str) -> None:
 
 def load_season(path: Path) -> SeasonSpec:
     path = Path(path)
-    return parse_season(read_toml(path), str(path))
+    data = read_toml(path)
+    try:
+        lines = match_lines(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    return parse_season(data, str(path), lines=lines)
 
 
-def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
+_MATCHES_HEADER = re.compile(r"^\s*\[\[\s*matches\s*\]\]\s*(?:#.*)?$")
+
+
+def match_lines(text: str) -> list[int]:
+    """The line number (1-based) of each ``[[matches]]`` header of a season file, in order,
+    so that a problem found in the i-th match names its line. A header inside a multi-line
+    string is not told apart (the numbers are for people, never for reading the file)."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if _MATCHES_HEADER.match(line)]
+
+
+def check_start(game: Any, spec: MatchSpec, names: dict[str, str], chips: int, garnets: int, where: str) -> None:
+    """The match starts as the season file has it: the game builds its first state from the
+    match's seed, seats and options, as the match book will at the start time (with the
+    season's starting balances for the balances it will read then). A problem the game finds
+    (a DMO who is not a seat, too few players ...) is refused now, with its reason, instead
+    of failing at the start."""
+    from referee.games.base import SEASON_CHIPS, GameError
+
+    game_type = getattr(game, "game_type", None)
+    if game_type is None or not callable(getattr(game, "initial_state", None)):
+        return  # a stand-in of a game (in tests) that builds no state: nothing to try
+    options = dict(spec.options)
+    if SEASON_CHIPS in game_type.currencies:
+        options["chips"] = {p: chips for p in spec.players}
+    if game_type.names:
+        options["names"] = {p: names[p] for p in spec.players}
+    if game_type.reads:
+        options["holdings"] = {money: {p: garnets for p in spec.players} for money in game_type.reads}
+    try:
+        game.initial_state(spec.seed, list(spec.players), options)
+    except GameError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{where}: {game.title} cannot start with these options: {exc}") from None
+
+
+def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = None) -> SeasonSpec:
+    """A season file's content (``data``, read from ``where``) checked and read; ``lines``: the
+    line of each ``[[matches]]`` header (:func:`match_lines`), named in a match's problems."""
     from referee.games import GAMES  # the engines are loaded by the commands that read seasons
 
     _unknown(data, {"season", "games", "players", "matches"}, where)
@@ -765,20 +808,22 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
         )
 
     addressless = {ps.key for ps in players if ps.email is None}
+    names = {ps.key: ps.name for ps in players}
     raw_matches = data.get("matches", [])
     if not isinstance(raw_matches, list):
         raise ConfigError(f"{where}: matches must be a list of [[matches]] tables")
     matches: list[MatchSpec] = []
     match_keys: set[str] = set()
     for i, m in enumerate(raw_matches, 1):
-        mwhere = f"{where} [[matches]] #{i}"
+        at = f":{lines[i - 1]}" if lines and i <= len(lines) else ""  # the TOML line of its header
+        mwhere = f"{where}{at} [[matches]] #{i}"
         if not isinstance(m, dict):
             raise ConfigError(f"{mwhere}: must be a table")
         _unknown(m, {"id", "game", "players", "start", "seed", "steps", "phase_length", "reminders", "options"}, mwhere)
         mkey = _str(m, "id", mwhere)
         if not _KEY.match(mkey):
             raise ConfigError(f"{mwhere}: id {mkey!r} may use only letters, digits, '.', '_' and '-'")
-        mwhere = f"{where} match {mkey!r}"
+        mwhere = f"{where}{at} match {mkey!r}"
         if mkey in match_keys:
             raise ConfigError(f"{mwhere}: the id is used twice")
         match_keys.add(mkey)
@@ -876,6 +921,7 @@ def parse_season(data: dict[str, Any], where: str) -> SeasonSpec:
                 options=options,
             )
         )
+        check_start(game, matches[-1], names, chips, garnets, mwhere)
 
     return SeasonSpec(
         key=key,

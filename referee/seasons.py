@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from referee.config import ConfigError, MatchSpec, SeasonSpec, seat_role, silent_roles
 from referee.games import GAMES
+from referee.match.book import MatchBook
 from referee.store.db import Store
 from referee.games.base import SEASON_CHIPS, open_steps, time_out
 from referee.store.models import LedgerEntry, Match, Player, Season, Seat
@@ -238,7 +239,8 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
                 session.expire(match, ["seats"])
                 _seat(session, match, [players[k] for k in ms.players])
             continue
-        started_options = {k: v for k, v in match.options.items() if k != "chips"}  # chips: set at start
+        # what the organizer wrote: the match book adds its own options at the start
+        started_options = {k: v for k, v in match.options.items() if k not in MatchBook.ADDED_AT_START}
         refused = _fixed_changes(match, current, ms, started_options)
         if refused:
             state = "finished" if match.status == "finished" else "started"

@@ -180,3 +180,50 @@ def test_a_player_without_an_email_is_refused_by_a_game_that_declares_no_roles(m
         ConfigError, match=r"so they can only sit at a silent seat and Bare has none, but seat 2 has no"
     ):
         parse_season(data, "t")
+
+
+SEASON_FILE = """\
+[season]
+id = "s"
+name = "S"
+
+[[players]]
+id = "alice"
+name = "Alice"
+email = "alice@x.test"
+
+[[players]]
+id = "bob"
+name = "Bob"
+email = "bob@x.test"
+
+[[matches]]
+id = "sr1"
+game = "stationary-roulette"
+players = ["alice", "bob"]
+start = "2027-01-01T18:00:00Z"
+
+[[matches]]  # the duel
+id = "ip1"
+game = "indian-poker"
+players = ["alice", "bob"]
+start = "2027-01-02T18:00:00Z"
+options = { dmo = "lenna" }
+"""
+
+
+def test_an_option_the_game_refuses_is_refused_at_load_with_the_line_of_its_match(tmp_path):
+    """A DMO who is not a seat of the match passed the check and failed at the start time
+    (issue 21): the game now tries the match's first state as the file has it, and the error
+    names the file, the line of the match's ``[[matches]]`` header and the game's reason."""
+    from referee.config import load_season
+
+    path = tmp_path / "season.toml"
+    path.write_text(SEASON_FILE)
+    with pytest.raises(ConfigError) as caught:
+        load_season(path)
+    assert str(caught.value) == (
+        f"{path}:21 match 'ip1': The DMO must be one of the players (alice, bob); got 'lenna'."
+    )
+    path.write_text(SEASON_FILE.replace('dmo = "lenna"', 'dmo = "bob"'))
+    assert [m.key for m in load_season(path).matches] == ["sr1", "ip1"]

@@ -104,6 +104,12 @@ class MatchBook:
 
     # ------------------------------------------------------------------ lifecycle
 
+    # The options the match book adds to a match's own at its start (the season's balances,
+    # the seats' names, the holdings of season currencies): stored with the match's options
+    # for a replay, but never written by the organizer (a season file's reload compares the
+    # rest: referee.seasons)
+    ADDED_AT_START = ("chips", "names", "holdings")
+
     def start(self, session: Session, match: Match) -> None:
         """Start a scheduled match at its start time; its first step opens then."""
         game = GAMES[match.game]

@@ -481,3 +481,30 @@ def test_a_whole_match_by_mail_and_deadlines_ends_replays_and_books_its_award_an
         last = world.client(p).latest()
         assert "Final result" in last.subject or "(the match is over)" in last.subject, (p, last.subject)
         assert "=== The match is over ===" in last.text and result["reason"].split(";")[0] in flat(last.text)
+
+
+@pytest.mark.parametrize("game", ["matchjack", "betting-minority"])
+def test_the_unchanged_season_file_reloads_cleanly_after_the_match_started(tmp_path, db_url, game):
+    """At its start the match book adds the season's balances, the seats' names and the
+    holdings of season currencies to the match's options; a reload compares only what the
+    organizer wrote, so the unchanged file loads again and changes nothing (issue 21)."""
+    from referee.config import parse_season
+    from referee.seasons import load_season
+
+    from .test_betting_minority_service import bm_season
+
+    data = mj_season() if game == "matchjack" else bm_season()
+    w = World(tmp_path / "world", db_url, data)
+    try:
+        w.tick(START)
+        with w.store.unit_of_work() as session:
+            match = session.scalar(select(Match).where(Match.key == "m1"))
+            assert match.status == "running" and "names" in match.options
+            before = (dict(match.options), match.version)
+        changes = load_season(w.store, parse_season(data, "season.toml"), START + HOUR)
+        assert changes == []
+        with w.store.unit_of_work() as session:
+            match = session.scalar(select(Match).where(Match.key == "m1"))
+            assert (dict(match.options), match.version) == before
+    finally:
+        w.store.dispose()
