@@ -203,6 +203,9 @@ def cmd_tick(args: argparse.Namespace) -> int:
     config, store = open_store(args)
     report = make_referee(config, store).tick(now)
     print(f"tick at {now:%Y-%m-%dT%H:%M:%SZ}: {report.summary()}")
+    if report.start_failed:  # the organizer's to fix: say where to look, and fail the command
+        print(f"{report.start_failed} match(es) could not start: see `referee status`", file=sys.stderr)
+        return 1
     return 0
 
 

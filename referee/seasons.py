@@ -222,6 +222,9 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             new_starts.append(ms)
             continue
         current = [seat.player.key for seat in match.seats]
+        if match.status == "scheduled" and match.problem:  # its start failed: this load is the fix
+            changes.append(f"match {ms.key}: its start will be tried again (it {match.problem})")
+            match.problem = None
         if match.status == "scheduled":
             lines = _fixed_changes(match, current, ms, match.options) + _timing_changes(match.timing, timing)
             if not lines:

@@ -184,6 +184,7 @@ class Referee:
                 self.close_due(t_deadline)
             else:
                 report.started += self.start_due(boundary)
+        report.start_failed = self.clock.start_failures
         report.closed = self._closes_since(last_event)
         report.reminders = self.send_reminders(now)
         return report

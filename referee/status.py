@@ -60,6 +60,8 @@ def match_lines(match: Match, now: datetime) -> list[str]:
             f"  scheduled: starts {match.starts_at:%Y-%m-%d %H:%M} UTC"
             f" ({'due now' if match.starts_at <= now else 'in ' + duration(match.starts_at - now)})"
         )
+        if match.problem:  # its start failed: tried again after the next season load
+            out.append(f"  START FAILED, {match.problem}; fix the season file and load it again")
         return out
     state = match.state
     for line in game.standings(state):

@@ -127,9 +127,9 @@ class MatchBook:
         if game.game_type.reads:
             # a game that reads season currencies (garnets) starts from the ledger's balances
             options["holdings"] = self.holdings(session, match)
+        state = game.initial_state(match.seed, players, options)  # before any change: it may refuse
         match.options = options
-        state = game.initial_state(match.seed, players, options)
-        match.status = "running"
+        match.status, match.problem = "running", None
         self.log_event(session, match, "start", None, {"options": options}, match.starts_at)
         self.save_state(session, match, game, state, match.starts_at)
         log.info("match %s started at %s", match.key, iso(match.starts_at))

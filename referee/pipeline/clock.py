@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from referee.games.base import GameError
 from referee.pipeline import BATCH, batch_work
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
@@ -41,9 +42,11 @@ class Clock:
         self.book = book
         self.notices = notices
         self.broken: set[int] = set()  # matches whose work failed in this tick: left open, logged
+        self.start_failures = 0  # matches whose start failed in this tick (Match.problem says why)
 
     def new_tick(self) -> None:
         self.broken = set()
+        self.start_failures = 0
 
     # ------------------------------------------------------------------ what is due
 
@@ -67,13 +70,31 @@ class Clock:
         """Start every scheduled match whose start has come; each player gets the first mail."""
 
         def start(session: Session, match: Match) -> int:
-            self.book.start(session, match)
+            try:
+                self.book.start(session, match)
+            except (StaleDataError, IntegrityError, OperationalError):
+                raise  # another process, or the database: the next tick re-checks
+            except Exception as exc:  # the game refused the seats or options: the organizer's to fix
+                if match.status != "scheduled":
+                    raise  # failed after the start changed the match: rolled back, and logged
+                self._start_failed(match, exc)
+                return 0
             self.notices.announce_step(session, match, match.starts_at, first=True)
             return 1
 
         return self.in_batches(
             select(Match).where(*start_due_by(now)).order_by(Match.starts_at, Match.id), "starting", start
         )
+
+    def _start_failed(self, match: Match, exc: Exception) -> None:
+        """A match that cannot start stays scheduled with the reason (``Match.problem``, shown
+        by ``referee status``), logged in one line; it is not tried again until the next
+        season load (``referee.seasons``), the organizer's fix."""
+        reason = str(exc) if isinstance(exc, GameError) else f"{type(exc).__name__}: {exc}"
+        match.problem = f"could not start: {reason}"[:2000]
+        self.start_failures += 1
+        log.error("match %s could not start: %s (fix the season file and load it again)", match.key, reason)
+        log.debug("match %s: the start failed", match.key, exc_info=exc)
 
     def close_due(self, now: datetime, match_id: int | None = None) -> int:
         """Close every step whose deadline has passed as of ``now`` (idempotent)."""
@@ -145,7 +166,7 @@ class Clock:
 
 def start_due_by(now: datetime) -> tuple[Any, ...]:
     """Where-clauses: scheduled matches whose start has come by ``now``."""
-    return (Match.status == "scheduled", Match.starts_at <= now)
+    return (Match.status == "scheduled", Match.starts_at <= now, Match.problem.is_(None))
 
 
 def deadline_due_by(now: datetime) -> tuple[Any, ...]:

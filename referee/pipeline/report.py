@@ -11,6 +11,7 @@ __all__ = ["TickReport"]
 class TickReport:
     ingested: int = 0
     started: int = 0
+    start_failed: int = 0  # matches that could not start (referee status says why)
     accepted: int = 0
     rejected: int = 0
     ignored: int = 0

@@ -139,6 +139,9 @@ class Match(Base):
     # "revealed": {"step": key, "players": {player: [seal]}}} (referee.match.seals)
     seals: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # why the match could not start (set by the clock, cleared by the next season load,
+    # after which its start is tried again); None once started or never tried
+    problem: Mapped[str | None] = mapped_column(Text, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
     __mapper_args__ = {"version_id_col": version}

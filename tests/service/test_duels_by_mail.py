@@ -213,3 +213,46 @@ def test_the_command_edited_inside_the_quoted_form_is_the_move(poker):
     world.tick(START + HOUR)
     last = match_row(world).state["betting"]["actions"][-1]
     assert (last["seat"], last["action"]) == ("alice", "raise")
+
+
+def test_a_match_that_cannot_start_is_a_counted_failure_shown_in_status_and_retried_after_a_load(
+    tmp_path, sqlite_url, caplog
+):
+    """A start the game refuses (here a DMO who is no seat, stored before the season file was
+    checked against the game) is no traceback and no endless "due now": the tick counts it,
+    the match stays scheduled with the reason, `referee status` shows it, nobody is mailed,
+    later ticks leave it alone, and the next season load tries it again (issue 21)."""
+    import logging
+
+    from referee.config import parse_season
+    from referee.seasons import load_season
+    from referee.status import status_text
+
+    data = duel_season("indian-poker", seed=3)
+    world = World(tmp_path, sqlite_url, data)
+    try:
+        with world.store.unit_of_work() as session:
+            session.scalar(select(Match).where(Match.key == "m1")).options = {"dmo": "lenna"}
+        caplog.set_level(logging.DEBUG, logger="referee")
+        report = world.tick(START)
+        assert (report.started, report.start_failed) == (0, 1)
+        assert "could not start: The DMO must be one of the players" in caplog.text
+        assert "Traceback" not in "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)
+        match = match_row(world)
+        assert match.status == "scheduled" and match.problem.startswith("could not start: The DMO")
+        assert "START FAILED, could not start: The DMO must be one of the players" in status_text(
+            world.store, START + HOUR
+        )
+        assert not world.client("alice").all() and not world.client("bob").all()
+        assert world.tick(START + HOUR).start_failed == 0  # not tried again each tick
+        changes = load_season(world.store, parse_season(data, "season.toml"), START + HOUR)
+        assert changes == [
+            "match m1: its start will be tried again "
+            "(it could not start: The DMO must be one of the players (alice, bob); got 'lenna'.)",
+            "match m1: options {dmo = 'lenna'} -> {dmo = 'bob'}",
+        ]
+        report = world.tick(START + 2 * HOUR)
+        assert (report.started, report.start_failed) == (1, 0)
+        assert match_row(world).status == "running" and match_row(world).problem is None
+    finally:
+        world.store.dispose()
