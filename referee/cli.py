@@ -139,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--now", help="ISO 8601 instant for 'time left' (default: the current time)")
     p.set_defaults(func="cmd_status")
 
+    p = sub.add_parser("standings", help="a season's players: victory points, chips, garnets, CoLs, matches")
+    p.add_argument("--season", help="the season's id (needed when several are loaded)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func="cmd_standings")
+
     p = sub.add_parser(
         "requeue",
         help="retry mail now: quarantined inbound mail, outbound mail that failed or waits for a retry",

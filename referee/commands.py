@@ -231,6 +231,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_standings(args: argparse.Namespace) -> int:
+    from referee.standings import season_standings, standings_json, standings_text
+
+    _config, store = open_store(args)
+    name, rows = season_standings(store, args.season)
+    if args.json:
+        print(json.dumps(standings_json(name, rows), indent=2, ensure_ascii=False))
+    else:
+        print(standings_text(name, rows))
+    return 0
+
+
 def cmd_requeue(args: argparse.Namespace) -> int:
     from referee.status import requeue_failed
 

@@ -1,0 +1,128 @@
+"""A season's standings for the organizer (`referee standings`): every season player with
+victory points, chips, garnets, CoLs and matches played, from the finished matches' results
+and the season ledger (RULINGS, "Seasons": by victory points, then chips, then garnets).
+
+Silent participants (players who sit only at seats that never act, such as Betting
+Minority's participants) are no season players: they are left out. Eliminations are not
+yet kept by the referee (issue 21), so every player listed is live.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from referee.archive.model import SeasonData, season_headers
+from referee.config import ConfigError, seat_role, silent_roles
+from referee.games import GAMES
+from referee.store.db import Store
+from referee.store.models import Match, Player, Seat
+
+__all__ = ["Row", "season_standings", "silent_only", "standings_text"]
+
+GARNETS = "garnets"
+COLS = "cols"
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    player: str  # key
+    name: str
+    victory_points: float
+    chips: int
+    garnets: int
+    cols: int
+    played: int  # finished matches
+
+
+def silent_only(session: Session, season_id: int) -> set[str]:
+    """The keys of the season's players who have seats and sit only at silent seats."""
+    seats: dict[str, list[bool]] = {}
+    for key, game, position in session.execute(
+        select(Player.key, Match.game, Seat.position)
+        .join(Seat, Seat.player_id == Player.id)
+        .join(Match, Match.id == Seat.match_id)
+        .where(Player.season_id == season_id)
+    ):
+        engine = GAMES.get(game)
+        seats.setdefault(key, []).append(engine is not None and seat_role(engine, position) in silent_roles(engine))
+    return {key for key, silent in seats.items() if all(silent)}
+
+
+def season_standings(store: Store, season: str | None = None) -> tuple[str, list[Row]]:
+    """(season name, rows) of season ``season`` (its id; None: the only season)."""
+    with store.unit_of_work() as session:
+        headers = season_headers(session)
+        if season is not None:
+            headers = [h for h in headers if h.key == season]
+            if not headers:
+                raise ConfigError(f"no season {season!r} is loaded")
+        if not headers:
+            raise ConfigError("no season is loaded")
+        if len(headers) > 1:
+            known = ", ".join(h.key for h in headers)
+            raise ConfigError(f"several seasons are loaded ({known}): name one with --season")
+        header = headers[0]
+        data = SeasonData.load(session, header)
+        silent = silent_only(session, header.id)
+    rows = [s for s in data.standings if s.player.key not in silent]
+    ordered = sorted(
+        rows,
+        key=lambda s: (
+            -s.victory_points,
+            -s.chips,
+            -s.awards.get(GARNETS, 0),
+            s.player.name.casefold(),
+            s.player.key,
+        ),
+    )
+    return header.name, [
+        Row(
+            rank=i + 1,
+            player=s.player.key,
+            name=s.player.name,
+            victory_points=s.victory_points,
+            chips=s.chips,
+            garnets=s.awards.get(GARNETS, 0),
+            cols=s.awards.get(COLS, 0),
+            played=s.played,
+        )
+        for i, s in enumerate(ordered)
+    ]
+
+
+def standings_text(name: str, rows: list[Row]) -> str:
+    """The standings as a table for a terminal."""
+    head = ("#", "player", "VP", "chips", "garnets", "CoLs", "played")
+    cells = [
+        (
+            str(r.rank),
+            f"{r.name} ({r.player})",
+            f"{r.victory_points:g}",
+            str(r.chips),
+            str(r.garnets),
+            str(r.cols),
+            str(r.played),
+        )
+        for r in rows
+    ]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, h in enumerate(head)]
+
+    def line(values: tuple[str, ...]) -> str:
+        return "  ".join(
+            v.ljust(w) if i == 1 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ).rstrip()
+
+    out = [f"Standings of {name} (VP: victory points; CoLs: certificates of life)", line(head)]
+    out += [line(c) for c in cells]
+    if not rows:
+        out.append("(no players)")
+    return "\n".join(out)
+
+
+def standings_json(name: str, rows: list[Row]) -> dict[str, Any]:
+    return {"season": name, "standings": [asdict(r) for r in rows]}
