@@ -118,3 +118,20 @@ def rewrite_examples(page: str, mails: list[tuple[str, str]]) -> str:
     tail = "\n" + rest[after.start() :] if after else ""
     blocks = "\n".join(f"### {title}\n\n```text\n{text}```\n" for title, text in mails)
     return f"{head}{EXAMPLES}{intro}\n\n{blocks}{tail}"
+
+
+def flat(text: str) -> str:
+    """The text with its line breaks and runs of spaces as single spaces (for prose)."""
+    return " ".join(text.split())
+
+
+class Mail(str):
+    """A rendered mail whose ``in`` reads its prose as wrapped: the mails wrap prose at 72
+    characters (issue 20), so a sentence may break at any space; a piece is in the mail when
+    it is there as written, or with its line breaks and runs of spaces read as single spaces.
+    Everything else (``==``, ``startswith``, ``count``, ``split``) is the exact text."""
+
+    def __contains__(self, piece: object) -> bool:
+        if not isinstance(piece, str):
+            return False
+        return str.__contains__(self, piece) or (bool(piece.strip()) and flat(piece) in flat(self))

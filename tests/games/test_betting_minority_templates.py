@@ -26,7 +26,7 @@ from referee.games.base import ParseError, State, clone
 from referee.games.betting_minority import GAME as G
 from referee.match import seals
 from referee.render import render_mail
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, Mail, assert_counts_agree, flat, mail_context
 
 EC, DMO = "red", "zero"
 PARTICIPANTS = ["ann", "jose", "kim", "lars", "mia", "noor", "omar", "pia", "quinn", "rosa"]
@@ -143,23 +143,6 @@ def random_states(seed: int, timeouts: float) -> list[State]:
 def context(state: State, player: str, **extra: Any) -> dict[str, Any]:
     """What the service gives the templates (see tests/games/mail_context.py)."""
     return {**mail_context(G, state, player, NAMES), **extra}
-
-
-class Mail(str):
-    """A rendered mail whose ``in`` reads its prose as wrapped: the mails wrap prose at 72
-    characters (issue 20), so a sentence may break at any space; a piece is in the mail when
-    it is there as written, or with its line breaks and runs of spaces read as single spaces.
-    Everything else (``==``, ``startswith``, ``count``, ``split``) is the exact text."""
-
-    def __contains__(self, piece: object) -> bool:
-        if not isinstance(piece, str):
-            return False
-        return str.__contains__(self, piece) or (bool(piece.strip()) and flat(piece) in flat(self))
-
-
-def flat(text: str) -> str:
-    """The text with its line breaks and runs of spaces as single spaces (for prose)."""
-    return " ".join(text.split())
 
 
 def render(name: str, state: State, player: str, env: Environment = ENV, **extra: Any) -> Mail:

@@ -32,7 +32,7 @@ from referee.games.matchjack import hands
 from referee.games.matchjack.engine import GAME as G
 from referee.match import seals
 from referee.render import render_mail
-from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, assert_counts_agree, mail_context
+from tests.games.mail_context import DEADLINE, ENV, REPLY_TO, SERVICE_ENV, Mail, assert_counts_agree, flat, mail_context
 from tests.games.test_matchjack_helpers import (
     NAMES,
     PLAYERS,
@@ -161,18 +161,6 @@ def context(state: State, player: str, **extra: Any) -> dict[str, Any]:
     return {**mail_context(G, state, player, NAMES), **extra}
 
 
-class Mail(str):
-    """A rendered mail whose ``in`` reads its prose as wrapped: the mails wrap prose at 72
-    characters (issue 20), so a sentence may break at any space; a piece is in the mail when
-    it is there as written, or with its line breaks and runs of spaces read as single spaces.
-    Everything else (``==``, ``startswith``, ``count``, ``split``) is the exact text."""
-
-    def __contains__(self, piece: object) -> bool:
-        if not isinstance(piece, str):
-            return False
-        return str.__contains__(self, piece) or (bool(piece.strip()) and flat(piece) in flat(self))
-
-
 def render(kind: str, state: State, player: str, env: Environment = ENV, **extra: Any) -> Mail:
     """A mail as the service renders it, with its Subject line first."""
     if kind == "reminder":
@@ -229,11 +217,6 @@ def assert_mail_shape(text: str) -> None:
     for p in PLAYERS:  # names, never season ids
         assert not re.search(rf"\b{p}\b", prose), p
     assert_counts_agree(text)
-
-
-def flat(text: str) -> str:
-    """The text with its line breaks and runs of spaces as single spaces (for prose)."""
-    return " ".join(text.split())
 
 
 def subject(text: str) -> str:

@@ -24,6 +24,8 @@ from referee.mail.client import Received, ScriptedClient
 from referee.service import replay
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox, Player
 
+from tests.games.mail_context import flat
+
 from .harness import SEASON, START, World, outbox_rows
 
 HOUR = timedelta(hours=1)
@@ -90,12 +92,6 @@ def participant_client(world: World, key: str) -> ScriptedClient:
 def with_step(mails: list[Received]) -> list[Received]:
     """The mails that hold a form (its Step line)."""
     return [m for m in mails if STEP_LINE.search(m.text)]
-
-
-def flat(text: str) -> str:
-    """A mail's text with its line breaks and runs of spaces as single spaces: the mails wrap
-    their prose at 72 characters (issue 20), so a sentence may break at any space."""
-    return " ".join(text.split())
 
 
 def step_line(mail: Received) -> str:
