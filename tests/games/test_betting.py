@@ -574,3 +574,22 @@ def test_the_step_line_and_the_old_turn_line_name_the_turn_alike() -> None:
     assert "two turns" in error.value.reason
     # a line merely beginning with the word is prose, not a reference
     assert read_action("Step by step I call\nCALL").ignored == ["Step by step I call"]
+
+
+@pytest.mark.parametrize(
+    "written, read",
+    [
+        ("- CALL", "CALL"),
+        ("+ CALL", "CALL"),
+        ("\u2022 Gold: 20", "Gold: 20"),
+        ("  * **RAISE** *3*  ", "RAISE 3"),
+        ("-5", "-5"),
+        ("*3*", "3"),
+        ("RAISE 1_0", "RAISE 1_0"),
+    ],
+)
+def test_clean_line_drops_a_bullet_and_the_emphasis_around_words(written: str, read: str) -> None:
+    """docs/games/lines.md, rulings 1-4: the line every grammar reads."""
+    from referee.games.lines import clean_line
+
+    assert clean_line(written) == read
