@@ -651,6 +651,36 @@ class MatchSpec:
     steps: dict[str, float]  # step kind -> seconds
     reminders: list[float]  # seconds before a deadline
     options: dict[str, Any]
+    kind: str | None = None  # "main": a main match of the season frame; None: a match on its own
+    death_match: str | None = None  # the death-match game that follows this main match (else the rotation)
+    live: bool = False  # players = "live": the season's live players, taken at the start
+
+
+@dataclass
+class FrameSpec:
+    """The season frame (RULINGS, "Seasons"): what follows a main match."""
+
+    seed: int  # the season's lots (a nomination's timeout, Betting Minority's participants)
+    seed_given: bool
+    death_matches: list[str]  # the rotation of death-match games, in the order they are created
+    gap: float  # seconds from the end of a nomination to the start of its death match
+    nomination: float  # seconds for the EC's nomination (and for a nominee's CoL answer)
+    cols: bool  # may a nominated player use a CoL?
+    silent: list[str]  # Betting Minority's silent participants, in the file's order
+    # death-match games: {game: {"steps": {kind: seconds}, "reminders": [seconds], "options": {}}}
+    timing: dict[str, dict[str, Any]]
+
+    def settings(self) -> dict[str, Any]:
+        """As stored in the season's settings (``Season.settings["frame"]``)."""
+        return {
+            "seed": self.seed,
+            "death_matches": list(self.death_matches),
+            "gap": self.gap,
+            "nomination": self.nomination,
+            "cols": self.cols,
+            "silent": list(self.silent),
+            "timing": self.timing,
+        }
 
 
 @dataclass
@@ -662,6 +692,7 @@ class SeasonSpec:
     matches: list[MatchSpec]
     # garnets granted once per player into the season ledger (a season currency MatchJack reads)
     starting_garnets: int = 0
+    frame: FrameSpec | None = None
 
 
 def seat_role(game: Any, seat: int) -> str | None:
@@ -739,15 +770,202 @@ def check_start(game: Any, spec: MatchSpec, names: dict[str, str], chips: int, g
         raise ConfigError(f"{where}: {game.title} cannot start with these options: {exc}") from None
 
 
+SEASON_KEYS = frozenset({"id", "name", "starting_chips", "starting_garnets", "start", "reminders", "phase_length"})
+# the season frame (RULINGS, "Seasons"): what follows each main match
+FRAME_KEYS = frozenset({"seed", "death_matches", "death_match_gap", "nomination_length", "cols", "silent_participants"})
+MATCH_KEYS = frozenset(
+    {"id", "game", "players", "start", "seed", "steps", "phase_length", "reminders", "options", "kind", "death_match"}
+)
+MAIN = "main"
+
+
+def death_game(game: Any) -> bool:
+    """Can ``game`` be a death match? (``GameType.death_match``: its first two seats are the
+    EC's and the DMO's; any further seats are silent participants.)"""
+    return bool(getattr(getattr(game, "game_type", None), "death_match", False))
+
+
+def _match_frame(m: dict[str, Any], game: Any, gname: str, where: str) -> tuple[str | None, str | None, bool]:
+    """A match's place in the season frame: (kind, its death-match game, live seats)."""
+    from referee.games import playable
+
+    PLAYABLE = playable()
+    kind = m.get("kind")
+    if kind is not None and kind != MAIN:
+        raise ConfigError(f'{where}: kind must be "main" (a main match of the season), got {kind!r}')
+    live = m.get("players") == "live"
+    if kind == MAIN and not getattr(game.game_type, "ranked", False):
+        raise ConfigError(f"{where}: {game.title} cannot be a main match: its result ranks no EC (RULINGS)")
+    if live and kind != MAIN:
+        raise ConfigError(f'{where}: players = "live" is for main matches (kind = "main")')
+    following = m.get("death_match")
+    if following is not None:
+        if kind != MAIN:
+            raise ConfigError(f'{where}: death_match is for main matches (kind = "main")')
+        if following not in PLAYABLE or not death_game(PLAYABLE[following]):
+            deaths = ", ".join(sorted(n for n, g in PLAYABLE.items() if death_game(g)))
+            raise ConfigError(f"{where}: death_match {following!r} is no death-match game (they are: {deaths})")
+    return kind, following, live
+
+
+def parse_frame(
+    season: dict[str, Any],
+    games: dict[str, Any],
+    players: list[PlayerSpec],
+    matches: list[MatchSpec],
+    where: str,
+) -> FrameSpec:
+    """The season frame of ``[season]`` (RULINGS, "Seasons"), checked against the matches."""
+    from referee.games import playable
+
+    PLAYABLE = playable()
+    swhere = f"{where} [season]"
+    seed = season.get("seed")
+    seed_given = seed is not None
+    if seed is None:
+        seed = secrets.randbits(62)
+    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise ConfigError(f"{swhere}: seed must be a whole number from 0 to 2^63-1, got {seed!r}")
+    deaths = season.get("death_matches", [])
+    if isinstance(deaths, str):
+        deaths = [deaths]
+    if not isinstance(deaths, list):
+        raise ConfigError(f'{swhere}: death_matches must be a list of games such as ["indian-poker"]')
+    for name in deaths:
+        if name not in PLAYABLE or not death_game(PLAYABLE[name]):
+            known = ", ".join(sorted(n for n, g in PLAYABLE.items() if death_game(g)))
+            raise ConfigError(f"{swhere}: death_matches: {name!r} is no death-match game (they are: {known})")
+    gap_value = season.get("death_match_gap", 0)
+    gap = 0.0 if gap_value in (0, "0", "0s") else parse_duration(gap_value, f"{swhere} death_match_gap").total_seconds()
+    nomination = parse_duration(season.get("nomination_length", "24h"), f"{swhere} nomination_length")
+    if nomination.total_seconds() <= 0:
+        raise ConfigError(f"{swhere}: nomination_length must be longer than 0")
+    cols = _bool(season, "cols", swhere, True)
+    silent = season.get("silent_participants", [])
+    if not isinstance(silent, list) or not all(isinstance(x, str) for x in silent):
+        raise ConfigError(f"{swhere}: silent_participants must be a list of player ids")
+    by_key = {p.key: p for p in players}
+    for key in silent:
+        if key not in by_key:
+            raise ConfigError(f"{swhere}: silent participant {key!r} is not among the season's [[players]]")
+        if by_key[key].email is not None:
+            raise ConfigError(
+                f"{swhere}: silent participant {key!r} has an email address: a silent participant is no "
+                "season player (give them none)"
+            )
+    if len(set(silent)) != len(silent):
+        raise ConfigError(f"{swhere}: a silent participant is listed twice")
+    mains = [ms for ms in matches if ms.kind == MAIN]
+    for ms in mains:
+        if ms.death_match is None and not deaths:
+            raise ConfigError(
+                f"{where} match {ms.key!r}: a main match needs the death match that follows it: "
+                "set death_match in the match, or death_matches in [season]"
+            )
+    following = {ms.death_match for ms in mains if ms.death_match} | (set(deaths) if mains else set())
+    timing: dict[str, dict[str, Any]] = {}
+    for name in sorted(following):
+        game = PLAYABLE[name]
+        gtable = games.get(name, {})
+        steps, reminders = game_timing(game, name, gtable, season, None, where=where, mwhere=f"{where} [games.{name}]")
+        timing[name] = {"steps": steps, "reminders": reminders, "options": dict(gtable.get("options", {}))}
+        need = _silent_needed(game, players, silent, len(mains))
+        if need > len(silent):
+            raise ConfigError(
+                f"{swhere}: {game.title} may follow a main match when only "
+                f"{need and (game.max_players - 2 - need)} other live players are left, so it may need "
+                f"{need} silent participants, but silent_participants lists {len(silent)}: list more "
+                "players without an address there"
+            )
+    return FrameSpec(
+        seed=seed,
+        seed_given=seed_given,
+        death_matches=list(deaths),
+        gap=gap,
+        nomination=nomination.total_seconds(),
+        cols=cols,
+        silent=list(silent),
+        timing=timing,
+    )
+
+
+def _silent_needed(game: Any, players: list[PlayerSpec], silent: list[str], mains: int) -> int:
+    """The silent participants a death match of ``game`` may need: its seats beyond the EC's
+    and the DMO's, less the other live players left when the last main match's death match
+    is created (every death match before it eliminates one player)."""
+    seats = game.max_players - 2
+    if seats <= 0:
+        return 0
+    season_players = sum(1 for p in players if p.email is not None)
+    others = max(0, season_players - (mains - 1) - 2)
+    return max(0, seats - others)
+
+
+def game_timing(
+    game: Any,
+    gname: str,
+    gtable: dict[str, Any],
+    season: dict[str, Any],
+    m: dict[str, Any] | None,
+    *,
+    where: str,
+    mwhere: str,
+) -> tuple[dict[str, float], list[float]]:
+    """A match's step lengths (seconds per step kind) and reminders (seconds before a
+    deadline), later layers winning: the game's defaults, ``[season] phase_length``, the
+    game's ``phase_length``, the game's ``steps``, the match's ``phase_length``, the match's
+    ``steps`` (``m``: the match's table; None for a match the referee creates, a death match)."""
+    swhere = f"{where} [season]"
+    m = m or {}
+    steps: dict[str, float] = {kind: hours * 3600 for kind, hours in game.step_kinds.items()}
+    game_type = getattr(game, "game_type", None)
+    derived = dict(game_type.derived_steps) if game_type is not None else {}
+    explicit: set[str] = set()  # derived kinds a steps table sets itself
+    layers = (
+        (season.get("phase_length"), f"{swhere} phase_length", None, ""),
+        (
+            gtable.get("phase_length"),
+            f"{where} [games.{gname}] phase_length",
+            gtable.get("steps", {}),
+            f"{where} [games.{gname}.steps]",
+        ),
+        (m.get("phase_length"), f"{mwhere} phase_length", m.get("steps", {}), f"{mwhere} steps"),
+    )
+    for phase, pwhere, table, twhere in layers:
+        if phase is not None:
+            length = parse_duration(phase, pwhere).total_seconds()
+            steps = {kind: length for kind in steps}
+            explicit.clear()  # a phase length is every plain kind's; derived kinds follow them
+        if table is None:
+            continue
+        if not isinstance(table, dict):
+            raise ConfigError(f"{twhere}: must be a table of step kind = duration")
+        for kind, value in table.items():
+            if kind not in steps:
+                raise ConfigError(f"{twhere}: {gname} has no step kind {kind!r} (it has: {', '.join(sorted(steps))})")
+            steps[kind] = parse_duration(value, f"{twhere} {kind}").total_seconds()
+            explicit.add(kind)
+    for kind, (base, fraction) in derived.items():
+        if kind not in explicit:  # e.g. an extension lasts 2/3 of a turn, however long a turn is
+            steps[kind] = round(steps[base] * fraction)
+
+    reminders_raw = m.get("reminders", gtable.get("reminders", season.get("reminders", ["2h"])))
+    if not isinstance(reminders_raw, list):
+        raise ConfigError(f'{mwhere}: reminders must be a list of durations such as ["2h", "30m"]')
+    reminders = sorted({parse_duration(r, f"{mwhere} reminders").total_seconds() for r in reminders_raw}, reverse=True)
+    return steps, reminders
+
+
 def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = None) -> SeasonSpec:
     """A season file's content (``data``, read from ``where``) checked and read; ``lines``: the
     line of each ``[[matches]]`` header (:func:`match_lines`), named in a match's problems."""
-    from referee.games import GAMES  # the engines are loaded by the commands that read seasons
+    from referee.games import GAMES, playable  # the engines are loaded by the commands that read seasons
 
     _unknown(data, {"season", "games", "players", "matches"}, where)
+    PLAYABLE = playable()
     season = _table(data, "season", where)
     swhere = f"{where} [season]"
-    _unknown(season, {"id", "name", "starting_chips", "starting_garnets", "start", "reminders", "phase_length"}, swhere)
+    _unknown(season, SEASON_KEYS | FRAME_KEYS, swhere)
     key = _str(season, "id", swhere)
     if not _KEY.match(key):
         raise ConfigError(f"{swhere}: id {key!r} may use only letters, digits, '.', '_' and '-'")
@@ -758,13 +976,11 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
     if not isinstance(garnets, int) or isinstance(garnets, bool) or garnets < 0:
         raise ConfigError(f"{swhere}: starting_garnets must be a whole number >= 0, got {garnets!r}")
     season_start = parse_instant(season["start"], f"{swhere} start") if "start" in season else None
-    season_reminders = season.get("reminders", ["2h"])
-    season_phase = season.get("phase_length")
 
     games = _table(data, "games", where)
     for gname, gtable in games.items():
-        if gname not in GAMES:
-            raise ConfigError(f"{where} [games.{gname}]: unknown game (known: {', '.join(sorted(GAMES))})")
+        if gname not in PLAYABLE:
+            raise ConfigError(f"{where} [games.{gname}]: unknown game (known: {', '.join(sorted(PLAYABLE))})")
         if not isinstance(gtable, dict):
             raise ConfigError(f"{where} [games.{gname}] must be a table")
         _unknown(gtable, {"steps", "reminders", "phase_length", "options"}, f"{where} [games.{gname}]")
@@ -819,7 +1035,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
         mwhere = f"{where}{at} [[matches]] #{i}"
         if not isinstance(m, dict):
             raise ConfigError(f"{mwhere}: must be a table")
-        _unknown(m, {"id", "game", "players", "start", "seed", "steps", "phase_length", "reminders", "options"}, mwhere)
+        _unknown(m, MATCH_KEYS, mwhere)
         mkey = _str(m, "id", mwhere)
         if not _KEY.match(mkey):
             raise ConfigError(f"{mwhere}: id {mkey!r} may use only letters, digits, '.', '_' and '-'")
@@ -828,12 +1044,16 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
             raise ConfigError(f"{mwhere}: the id is used twice")
         match_keys.add(mkey)
         gname = _str(m, "game", mwhere)
-        if gname not in GAMES:
-            raise ConfigError(f"{mwhere}: unknown game {gname!r} (known: {', '.join(sorted(GAMES))})")
+        if gname not in PLAYABLE:
+            known = ", ".join(sorted(PLAYABLE))
+            if gname in GAMES:
+                raise ConfigError(f"{mwhere}: {gname} is the season's own step, opened by the referee (games: {known})")
+            raise ConfigError(f"{mwhere}: unknown game {gname!r} (known: {known})")
         game = GAMES[gname]
-        mplayers = m.get("players")
-        if not isinstance(mplayers, list) or not all(isinstance(x, str) for x in mplayers):
-            raise ConfigError(f"{mwhere}: players must be a list of player ids")
+        kind, death_game, live = _match_frame(m, game, gname, mwhere)
+        mplayers = list(m.get("players") or []) if not live else []
+        if not live and (not isinstance(m.get("players"), list) or not all(isinstance(x, str) for x in mplayers)):
+            raise ConfigError(f'{mwhere}: players must be a list of player ids, or "live" (the live players)')
         for pk in mplayers:
             if pk not in seen_keys:
                 raise ConfigError(f"{mwhere}: player {pk!r} is not among the season's [[players]]")
@@ -842,7 +1062,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
         for seat, pk in enumerate(mplayers):
             if pk in addressless:
                 _check_silent_seat(game, seat, pk, mwhere)
-        if not game.min_players <= len(mplayers) <= game.max_players:
+        if not live and not game.min_players <= len(mplayers) <= game.max_players:
             need = (
                 str(game.min_players)
                 if game.min_players == game.max_players
@@ -863,48 +1083,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
             raise ConfigError(f"{mwhere}: seed must be a whole number from 0 to 2^63-1, got {seed!r}")
 
         gtable = games.get(gname, {})
-        # Step lengths, later layers win: the game's defaults, [season] phase_length, the
-        # game's phase_length, the game's steps, the match's phase_length, the match's steps.
-        steps: dict[str, float] = {kind: hours * 3600 for kind, hours in game.step_kinds.items()}
-        game_type = getattr(game, "game_type", None)
-        derived = dict(game_type.derived_steps) if game_type is not None else {}
-        explicit: set[str] = set()  # derived kinds a steps table sets itself
-        layers = (
-            (season_phase, f"{swhere} phase_length", None, ""),
-            (
-                gtable.get("phase_length"),
-                f"{where} [games.{gname}] phase_length",
-                gtable.get("steps", {}),
-                f"{where} [games.{gname}.steps]",
-            ),
-            (m.get("phase_length"), f"{mwhere} phase_length", m.get("steps", {}), f"{mwhere} steps"),
-        )
-        for phase, pwhere2, table, twhere in layers:
-            if phase is not None:
-                length = parse_duration(phase, pwhere2).total_seconds()
-                steps = {kind: length for kind in steps}
-                explicit.clear()  # a phase length is every plain kind's; derived kinds follow them
-            if table is None:
-                continue
-            if not isinstance(table, dict):
-                raise ConfigError(f"{twhere}: must be a table of step kind = duration")
-            for kind, value in table.items():
-                if kind not in steps:
-                    raise ConfigError(
-                        f"{twhere}: {gname} has no step kind {kind!r} (it has: {', '.join(sorted(steps))})"
-                    )
-                steps[kind] = parse_duration(value, f"{twhere} {kind}").total_seconds()
-                explicit.add(kind)
-        for kind, (base, fraction) in derived.items():
-            if kind not in explicit:  # e.g. an extension lasts 2/3 of a turn, however long a turn is
-                steps[kind] = round(steps[base] * fraction)
-
-        reminders_raw = m.get("reminders", gtable.get("reminders", season_reminders))
-        if not isinstance(reminders_raw, list):
-            raise ConfigError(f'{mwhere}: reminders must be a list of durations such as ["2h", "30m"]')
-        reminders = sorted(
-            {parse_duration(r, f"{mwhere} reminders").total_seconds() for r in reminders_raw}, reverse=True
-        )
+        steps, reminders = game_timing(game, gname, gtable, season, m, where=where, mwhere=mwhere)
         options = dict(gtable.get("options", {}))
         if "options" in m:
             options.update(check_options(game, m["options"], f"{mwhere} options"))
@@ -919,10 +1098,15 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
                 steps=steps,
                 reminders=reminders,
                 options=options,
+                kind=kind,
+                death_match=death_game,
+                live=live,
             )
         )
-        check_start(game, matches[-1], names, chips, garnets, mwhere)
+        if not live:  # live seats are known at the start only: checked then
+            check_start(game, matches[-1], names, chips, garnets, mwhere)
 
+    frame = parse_frame(season, games, players, matches, where)
     return SeasonSpec(
         key=key,
         name=_str(season, "name", swhere, key),
@@ -930,4 +1114,5 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
         players=players,
         matches=matches,
         starting_garnets=garnets,
+        frame=frame,
     )

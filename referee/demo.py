@@ -897,7 +897,7 @@ def _timing_line(game: str) -> str:
     if game == MINORITY:
         return 'steps = { marker = "24h", send = "12h", bet = "24h" }'
     if game == MATCHJACK:
-        return 'steps = { stay = "8h", bet = "3h", action = "3h", break = "6h", nominate = "12h" }'
+        return 'steps = { stay = "8h", bet = "3h", action = "3h", break = "6h" }'
     return 'options = { dmo = "bob" }'
 
 

@@ -21,12 +21,13 @@ it is), sometimes another legal command (a FOLD at the stay step, a BET or RAISE
 amounts the mail lists, another action), a GUESS at random from the published catalogue of
 the bots' rules. The script adds one FOLD STAYSET, two GUESS lines, one BET the rules do not
 allow (refused by mail, then corrected), a stay step and a betting turn left to their
-deadlines (the defaults apply), the breaks after hands 5 and 10 passing by their deadlines,
-and the EC's NOMINATE at the end.
+deadlines (the defaults apply), and the breaks after hands 5 and 10 passing by their
+deadlines. The match ends with its last hand: its result names the winner and the EC and
+ranks the six (the EC's nomination of the DMO is the season's step, not the match's).
 
 Each event is one line (who did what at which table); each finished hand a short summary
-from the public view (``engine.view(state, None)``); then the end report, the archive and
-the ``status`` command, as in the other demos.
+from the public view (``engine.view(state, None)``); the end of the match in a line; then
+the end report, the archive and the ``status`` command, as in the other demos.
 """
 
 from __future__ import annotations
@@ -210,10 +211,6 @@ class MatchJackPlayer:
             return filled
         return self.rng.choice(["HIT", "HIT", "SWAP UP", "SWAP DOWN", "DRAW 1", "DRAW 2"])
 
-    def nominate(self) -> str:
-        """The form's NOMINATE (the EC names the first player it may)."""
-        return self.form()[0]
-
     def guess(self) -> str:
         """A guess at random from the published catalogue, never one made before."""
         bots = [bot for table in published.BOTS.values() for bot in table]
@@ -287,6 +284,7 @@ class _Director:
         self.planned: set[str] = set()
         self.counter = 0
         self.hands_told = 0
+        self.end_told = False
         self.stay_sent: dict[str, str] = {}  # the open stay step's replies, said when it closes
         self.stay_tables: dict[str, list[str]] = {}  # who sits at each table in its hand
         self.script: dict[str, str] = {}  # the open stay step's part of the script: what -> who
@@ -382,9 +380,6 @@ class _Director:
                 self._add(deadline, step, "deadline", key)
             else:
                 self._add(opened + self._pace(key, 120), step, "reply", key)
-        elif step.kind == "nominate":
-            (key,) = step.players
-            self._add(opened + 2 * HOUR, step, "reply", key)
         else:  # a break: nobody acts, its deadline ends it
             assert deadline is not None
             self._add(deadline, step, "deadline")
@@ -452,10 +447,6 @@ class _Director:
                 sent += " (a right guess: +6 chips)"
             self.stay_sent[key] = sent
             return
-        if step.kind == "nominate":
-            sent = self._send(key, player.nominate(), at)
-            self._say(f"  {step.title}: {key}, the EC, sends {sent}")
-            return
         scripted = step.kind == "bet" and hand >= REFUSED_HAND and filled == "CHECK" and not self.refused_done
         if scripted:  # more than the mail lists: refused, and answered again 20 minutes later
             self.refused_done = True
@@ -509,6 +500,9 @@ class _Director:
         for entry in public["history"][self.hands_told :]:
             self._say(hand_summary(entry, public))
         self.hands_told = len(public["history"])
+        if public["result"] is not None and not self.end_told:
+            self.end_told = True
+            self._say(end_summary(public))
 
 
 def hand_summary(entry: dict[str, Any], public: dict[str, Any]) -> str:
@@ -546,6 +540,16 @@ def hand_summary(entry: dict[str, Any], public: dict[str, Any]) -> str:
     chips = _chips_after(entry["hand"], public)
     lines.append("  chips: " + ", ".join(f"{p} {n}" for p, n in chips.items()))
     return "\n".join(lines)
+
+
+def end_summary(public: dict[str, Any]) -> str:
+    """The end of the match from the public view: the winner, the EC and the ranking (the EC's
+    nomination of the DMO is the season's step, not the match's)."""
+    final, result = public["final"], public["result"]
+    return (
+        f"The match is over after hand {final['hands']}: {final['winner']} wins, {final['ec']} is the EC\n"
+        f"  ranking, best first: {', '.join(result['ranking'])}; the season asks the EC to nominate the DMO"
+    )
 
 
 def _worth(cards: list[str]) -> str:

@@ -177,7 +177,7 @@ FILTERS = {"plural": plural, "wrap": _wrap_filter, "named": named}
 # wrap their own templates (the `wrap` filter; their error.txt wraps the common error
 # mail) and explain their abbreviations in their own words, so they are not listed. Mails
 # with no part of any game (a spoof warning, the "which match?" answer) are always wrapped.
-WRAPPED_GAMES = frozenset({"stationary-roulette", "indian-poker", "rewind-holdem"})
+WRAPPED_GAMES = frozenset({"stationary-roulette", "indian-poker", "rewind-holdem", "nomination"})
 _GAMELESS = frozenset({"spoof", "unaddressed", "unreachable"})
 
 

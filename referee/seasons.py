@@ -167,6 +167,7 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             )
             season.settings = {**(season.settings or {}), "starting_garnets": spec.starting_garnets}
 
+    _frame(season, spec, changes)
     players = {p.key: p for p in session.scalars(select(Player).where(Player.season_id == season.id))}
     before = {key: (p.name, p.email, p.timezone) for key, p in players.items()}
     # Addresses are unique per season: park changed ones first, so two players may swap.
@@ -214,11 +215,15 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
                 starts_at=ms.starts_at,
                 status="scheduled",
                 state=None,
+                kind=ms.kind,
+                seating="live" if ms.live else None,
             )
             session.add(match)
             session.flush()
             _seat(session, match, [players[k] for k in ms.players])
-            changes.append(f"match {ms.key}: added: {ms.game} for {', '.join(ms.players)}, starts {utc(ms.starts_at)}")
+            who = "the live players" if ms.live else ", ".join(ms.players)
+            main = " (a main match)" if ms.kind else ""
+            changes.append(f"match {ms.key}: added: {ms.game}{main} for {who}, starts {utc(ms.starts_at)}")
             new_starts.append(ms)
             continue
         current = [seat.player.key for seat in match.seats]
@@ -233,6 +238,7 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             if match.starts_at != ms.starts_at:
                 new_starts.append(ms)
             match.game, match.starts_at, match.options, match.timing = ms.game, ms.starts_at, ms.options, timing
+            match.kind, match.seating = ms.kind, "live" if ms.live else None
             if ms.seed_given:
                 match.seed = ms.seed
             if current != ms.players:
@@ -291,8 +297,10 @@ def _fixed_changes(match: Match, current: list[str], ms: MatchSpec, options: dic
     lines = []
     if match.game != ms.game:
         lines.append(f"game {match.game} -> {ms.game}")
-    if current != ms.players:
-        lines.append(f"players {', '.join(current)} -> {', '.join(ms.players)}")
+    if (match.kind, match.seating) != (ms.kind, "live" if ms.live else None):
+        lines.append(f"kind {_kind(match.kind, match.seating)} -> {_kind(ms.kind, 'live' if ms.live else None)}")
+    if current != ms.players and not (match.seating == "live" and ms.live):
+        lines.append(f"players {', '.join(current) or 'none'} -> {', '.join(ms.players) or 'the live players'}")
     if ms.seed_given and ms.seed != match.seed:
         lines.append(f"seed {match.seed} -> {ms.seed}")
     if match.starts_at != ms.starts_at:
@@ -300,6 +308,31 @@ def _fixed_changes(match: Match, current: list[str], ms: MatchSpec, options: dic
     if options != ms.options:
         lines.append(f"options {_options(options)} -> {_options(ms.options)}")
     return lines
+
+
+def _kind(kind: str | None, seating: str | None) -> str:
+    return f"{kind or 'a match on its own'}{' of the live players' if seating == 'live' else ''}"
+
+
+def _frame(season: Season, spec: SeasonSpec, changes: list[str]) -> None:
+    """Store the season frame (``Season.settings["frame"]``): a reload keeps the stored seed
+    unless the file gives one; each changed setting is one line."""
+    if spec.frame is None:
+        return
+    new = spec.frame.settings()
+    new["death_match"] = {ms.key: ms.death_match for ms in spec.matches if ms.death_match}
+    old = (season.settings or {}).get("frame")
+    if old is not None and not spec.frame.seed_given:
+        new["seed"] = old["seed"]
+    if old == new:
+        return
+    if old is not None:
+        for name in sorted(set(old) | set(new)):
+            if old.get(name) != new.get(name) and name != "timing":
+                changes.append(f"season {spec.key}: {name} {old.get(name)!r} -> {new.get(name)!r}")
+        if old.get("timing") != new.get("timing"):
+            changes.append(f"season {spec.key}: death-match timing changed (from the next death match on)")
+    season.settings = {**(season.settings or {}), "frame": new}
 
 
 def _timing_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

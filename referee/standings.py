@@ -3,8 +3,9 @@ victory points, chips, garnets, CoLs and matches played, from the finished match
 and the season ledger (RULINGS, "Seasons": by victory points, then chips, then garnets).
 
 Silent participants (players who sit only at seats that never act, such as Betting
-Minority's participants) are no season players: they are left out. Eliminations are not
-yet kept by the referee (issue 21), so every player listed is live.
+Minority's participants) are no season players: they are left out. Live players come
+first; eliminated players after them, the latest eliminated first, each with the death
+match they lost (RULINGS, "Seasons"; the order is :class:`referee.archive.model.SeasonData`'s).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from referee.config import ConfigError, seat_role, silent_roles
 from referee.games import GAMES
 from referee.store.db import Store
 from referee.store.models import Match, Player, Seat
+from referee.timefmt import iso
 
 __all__ = ["Row", "season_standings", "silent_only", "standings_text"]
 
@@ -37,6 +39,8 @@ class Row:
     garnets: int
     cols: int
     played: int  # finished matches
+    eliminated_in: str | None = None  # the death match the player lost (None: live)
+    eliminated_at: str | None = None  # when, ISO 8601 UTC
 
 
 def silent_only(session: Session, season_id: int) -> set[str]:
@@ -69,17 +73,7 @@ def season_standings(store: Store, season: str | None = None) -> tuple[str, list
         header = headers[0]
         data = SeasonData.load(session, header)
         silent = silent_only(session, header.id)
-    rows = [s for s in data.standings if s.player.key not in silent]
-    ordered = sorted(
-        rows,
-        key=lambda s: (
-            -s.victory_points,
-            -s.chips,
-            -s.awards.get(GARNETS, 0),
-            s.player.name.casefold(),
-            s.player.key,
-        ),
-    )
+    ordered = [s for s in data.standings if s.player.key not in silent]  # in the season's order
     return header.name, [
         Row(
             rank=i + 1,
@@ -90,6 +84,8 @@ def season_standings(store: Store, season: str | None = None) -> tuple[str, list
             garnets=s.awards.get(GARNETS, 0),
             cols=s.awards.get(COLS, 0),
             played=s.played,
+            eliminated_in=s.eliminated_in,
+            eliminated_at=iso(s.eliminated_at) if s.eliminated_at else None,
         )
         for i, s in enumerate(ordered)
     ]
@@ -97,7 +93,7 @@ def season_standings(store: Store, season: str | None = None) -> tuple[str, list
 
 def standings_text(name: str, rows: list[Row]) -> str:
     """The standings as a table for a terminal."""
-    head = ("#", "player", "VP", "chips", "garnets", "CoLs", "played")
+    head = ("#", "player", "VP", "chips", "garnets", "CoLs", "played", "")
     cells = [
         (
             str(r.rank),
@@ -107,6 +103,7 @@ def standings_text(name: str, rows: list[Row]) -> str:
             str(r.garnets),
             str(r.cols),
             str(r.played),
+            f"eliminated in {r.eliminated_in}" if r.eliminated_in else "",
         )
         for r in rows
     ]
@@ -114,7 +111,7 @@ def standings_text(name: str, rows: list[Row]) -> str:
 
     def line(values: tuple[str, ...]) -> str:
         return "  ".join(
-            v.ljust(w) if i == 1 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
+            v.ljust(w) if i in (1, 7) else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
         ).rstrip()
 
     out = [f"Standings of {name} (VP: victory points; CoLs: certificates of life)", line(head)]

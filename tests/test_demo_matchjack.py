@@ -56,10 +56,14 @@ def test_the_matchjack_demo_plays_a_whole_match_by_mail(tmp_path, monkeypatch, c
     assert hands == 15 or (hands < 15 and len(left) <= 1)
     assert f"Hand {hands} (ante " in out and f"hands finished: {hands} of 15" in out
     assert f"\n  {result['reason']}\n" in out
-    assert result["signals"][-1]["kind"] == "nomination" and state["nomination"]["by"] == "ec"
+    # the match ends with its last hand: no nomination (the season's step), a ranking
+    assert result["signals"] == [] and "nomination" not in state and "dmo" not in result["scores"]
+    assert sorted(result["ranking"]) == sorted(SIX) and result["ranking"][0] == state["final"]["winner"]
+    assert result["ranking"][-1] == state["final"]["ec"] == result["scores"]["ec"]
+    assert "NOMINATE" not in out
 
     # the script: both tables' steps, a FOLD STAYSET, a GUESS, a refused BET then corrected,
-    # a stay step and a betting turn left to their deadlines, the breaks, the EC's NOMINATE
+    # a stay step and a betting turn left to their deadlines, the breaks, the end
     assert re.search(r"^  Hand \d+, Main table, betting round 1, turn 1: \w+ ", out, re.M)
     assert re.search(r"^  Hand \d+, Lost table, action of seat \d: \w+ (HIT|SWAP|DRAW|NEW)", out, re.M)
     assert re.search(r"^  Hand [2-9], stay or fold: .*\w+ FOLD STAYSET", out, re.M)
@@ -76,8 +80,10 @@ def test_the_matchjack_demo_plays_a_whole_match_by_mail(tmp_path, monkeypatch, c
         assert "  Break after hand 5: passed by its deadline" in out
     if hands > 10:
         assert "  Break after hand 10: passed by its deadline" in out
-    ec = state["final"]["ec"]
-    assert re.search(rf"^  Nomination of the DMO: {ec}, the EC, sends NOMINATE ", out, re.M)
+    ec, winner = state["final"]["ec"], state["final"]["winner"]
+    end = f"The match is over after hand {hands}: {winner} wins, {ec} is the EC\n  ranking, best first: "
+    assert f"\n{end}{', '.join(result['ranking'])}; the season asks the EC to nominate the DMO\n" in out
+    assert out.index(f"\nHand {hands} (ante ") < out.index(end) < out.index("Final standings:")
     stayset = [p for h in state["history"] for t in h["tables"].values() for p in t["stayset"]]
     assert len(stayset) == 1
     assert 1 <= sum(len(g) for g in state["guesses"].values()) <= 2
@@ -123,7 +129,8 @@ def test_the_matchjack_demo_plays_its_whole_script_with_another_seed(tmp_path, s
     text = out.getvalue()
     assert text.count("refused by mail") == 1 and "FOLD STAYSET" in text and "+ GUESS " in text
     assert "sent nothing: FOLD at the deadline" in text and "by the deadline: " in text
-    assert ", the EC, sends NOMINATE " in text and "Final standings:" in text
+    assert " is the EC\n  ranking, best first: " in text and "Final standings:" in text
+    assert "NOMINATE" not in text
 
 
 def test_the_players_read_the_form_and_the_amounts_the_mail_lists():

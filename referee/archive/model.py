@@ -256,6 +256,8 @@ class Standing:
     victory_points: float
     chips: int  # the season balance now
     awards: dict[str, int]  # other season currencies the player holds now (e.g. CoLs)
+    eliminated_at: datetime | None = None  # when the player lost a death match (None: live)
+    eliminated_in: str | None = None  # which (its key)
 
 
 @dataclass
@@ -270,14 +272,30 @@ class SeasonData:
 
     @classmethod
     def load(cls, session: Session, header: SeasonHeader) -> SeasonData:
+        # a nomination is no match played; a death match gives no victory points (its stake is
+        # survival): RULINGS, "Seasons"
         finished = [
-            (key, at, dict((result or {}).get("victory_points") or {}), dict((result or {}).get("outcome") or {}))
-            for key, at, result in session.execute(
-                select(Match.key, Match.finished_at, Match.result)
+            (
+                key,
+                at,
+                {} if kind == "death" else dict((result or {}).get("victory_points") or {}),
+                dict((result or {}).get("outcome") or {}),
+            )
+            for key, at, result, kind in session.execute(
+                select(Match.key, Match.finished_at, Match.result, Match.kind)
                 .where(Match.season_id == header.id, Match.status == "finished")
                 .order_by(Match.finished_at, Match.id)
             )
+            if kind != "nomination"
         ]
+        out = {
+            key: (at, match)
+            for key, at, match in session.execute(
+                select(Player.key, Player.eliminated_at, Player.eliminated_in).where(
+                    Player.season_id == header.id, Player.eliminated_at.is_not(None)
+                )
+            )
+        }
         balances = season_balances(session, header.id)
         tally: dict[str, dict[str, float]] = {key: defaultdict(float) for key, _, _ in header.players}
         for _, _, points, outcome in finished:
@@ -299,7 +317,17 @@ class SeasonData:
             )
             for key in tally
         ]
-        unranked.sort(key=lambda s: (-s[1]["points"], -s[1]["win"], -s[2], s[0].name.casefold(), s[0].key))
+
+        def order(s: tuple[PlayerRef, dict[str, float], int, dict[str, int]]) -> tuple[Any, ...]:
+            """RULINGS, "Seasons": live players first, by victory points, then chips, then
+            garnets; eliminated players after them, the latest eliminated first (at the same
+            instant, by name)."""
+            ref, t, chips, awards = s
+            if ref.key in out:
+                return (1, -out[ref.key][0].timestamp(), 0, 0, ref.name.casefold(), ref.key)
+            return (0, -t["points"], -chips, -awards.get("garnets", 0), ref.name.casefold(), ref.key)
+
+        unranked.sort(key=order)
         standings = [
             Standing(
                 rank=i + 1,
@@ -311,6 +339,8 @@ class SeasonData:
                 victory_points=t["points"],
                 chips=chips,
                 awards=awards,
+                eliminated_at=out.get(ref.key, (None, None))[0],
+                eliminated_in=out.get(ref.key, (None, None))[1],
             )
             for i, (ref, t, chips, awards) in enumerate(unranked)
         ]

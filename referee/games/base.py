@@ -89,7 +89,10 @@ and storage; the engine owns the rules.
   (``tests/games/test_conformance.py``) checks this on random playouts of every game.
 * ``result(state).awards`` are season currencies the match awards at its end (booked
   into the season ledger under their currency) and ``result(state).signals`` what the
-  match tells the season (recorded with the result).
+  match tells the season (recorded with the result). ``result(state).ranking`` lists the
+  acting players from best to worst (a game whose ``game_type.ranked`` is true): the season
+  reads a main match's winner and EC from it (:mod:`referee.season`); a drawn duel ranks
+  as its rules say (Stationary Roulette: fewer chips at the end last, then a lot).
 * Chip movements are appended to ``state["transfers"]`` as
   ``{"from": account, "to": account, "amount": n, "reason": str, "step": key}``;
   the service copies new entries into the season ledger (double entry), so chips
@@ -173,8 +176,12 @@ class Result:
     # (e.g. CoLs); the service books each into the season ledger from the "SEASON" account
     awards: dict[str, dict[str, int]] = field(default_factory=dict)
     # what the match tells the season: [{"kind": ..., "player": ..., ...}], e.g. a player
-    # sent to a death match or an EC's nomination; recorded with the result, logged
+    # sent to a death match; recorded with the result, logged
     signals: list[dict[str, Any]] = field(default_factory=list)
+    # the acting players (every seat but the silent ones) from best to worst, as the rules
+    # rank them at the end (a game whose ``game_type.ranked`` is true): a season reads a main
+    # match's winner (the first) and its EC (the last who is still live) from it
+    ranking: list[str] = field(default_factory=list)
 
 
 SIMULTANEOUS = "simultaneous"  # every listed player acts in a step and may revise until its deadline
@@ -218,6 +225,16 @@ class GameType:
     # (recorded in the event, so a replay reads the same); their movements are transfers
     # under that currency, booked in the season ledger like any other
     reads: tuple[str, ...] = ()
+    # does ``result(state).ranking`` rank every acting player from best to worst? Only such a
+    # game can be a season's main match (its EC is the last of the ranking: RULINGS, "Seasons")
+    ranked: bool = False
+    # a step of the season frame played as a match (the EC's nomination of the DMO): opened
+    # by the referee itself, never scheduled by a season file (referee.season)
+    season_step: bool = False
+    # can the game be a death match? Its first seat is then the EC's, its second the DMO's (an
+    # option "dmo", when the game has one, names the DMO), and any further seats are silent
+    # participants, which the season fills (RULINGS, "Seasons")
+    death_match: bool = False
 
     def __post_init__(self) -> None:
         if self.dynamics not in DYNAMICS:
@@ -344,6 +361,22 @@ def check_balances(state: State, balances: dict[str, int]) -> None:
         n = balances.get(p) if isinstance(balances, dict) else None
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise GameError(f"The season balance of {p} must be a whole number of chips, not negative; got {n!r}.")
+
+
+_PLACES = {"win": 0, "draw": 1, "loss": 2}
+
+
+def ranked_by_outcome(state: State, outcome: dict[str, str], chips: dict[str, int]) -> list[str]:
+    """A result's ranking, best first, from its outcome (RULINGS, "Seasons": a two-player main
+    match's EC is its loser): winners first, then draws, then losers; among draws the player
+    with more ``chips`` at the end first, and with equal chips a lot from the match seed
+    (``rng(state["seed"], "ranking")``). Only the players the outcome names are ranked (never
+    silent seats). Worked out from the final state when the result is asked for, not kept in
+    it: a game without chance keeps states and views that do not depend on the seed."""
+    seats = [p for p in state["players"] if p in outcome]
+    lot = list(seats)
+    rng(state["seed"], "ranking").shuffle(lot)
+    return sorted(seats, key=lambda p: (_PLACES.get(outcome[p], 1), -chips[p], lot.index(p)))
 
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:

@@ -92,6 +92,7 @@ from referee.games.base import (
     stored_result,
     transfer,
 )
+from referee.games.base import ranked_by_outcome as ranking
 
 # ---------------------------------------------------------------------- the rule text's numbers
 
@@ -492,6 +493,8 @@ class BettingMinority:
             chance=True,
             silent_roles=(PARTICIPANT,),
             names=True,
+            ranked=True,
+            death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -928,7 +931,10 @@ class BettingMinority:
         return lines
 
     def result(self, state: State) -> Result | None:
-        return stored_result(state)
+        result = stored_result(state)
+        if result is not None:
+            result.ranking = ranking(state, result.outcome, state["chips"])
+        return result
 
     # ----------------------------------------------------------------- for tests and bots
 

@@ -57,6 +57,7 @@ from referee.games.base import (
     stored_result,
     transfer,
 )
+from referee.games.base import ranked_by_outcome as ranking
 
 # Rule text 2 / ruling: two players with 25 chips each.
 STARTING_CHIPS = 25
@@ -283,6 +284,8 @@ class IndianPoker:
                 "dmo": "the player chosen for the death match, who acts first in hand 1 (default: the first player)"
             },
             chance=True,
+            ranked=True,
+            death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -539,7 +542,10 @@ class IndianPoker:
         return lines
 
     def result(self, state: State) -> Result | None:
-        return stored_result(state)
+        result = stored_result(state)
+        if result is not None:
+            result.ranking = ranking(state, result.outcome, state["stacks"])
+        return result
 
     # ----------------------------------------------------------------- for tests and bots
 

@@ -73,6 +73,7 @@ from referee.games.base import (
     stored_result,
     transfer,
 )
+from referee.games.base import ranked_by_outcome as ranking
 
 # SETUP: "a 40 card deck of 4 of each 1-10"; "each player has 25 chips".
 VALUES = 10
@@ -471,6 +472,8 @@ class RewindHoldem:
             step_kinds={"turn": TURN_HOURS},
             options={"dmo": "the player who starts the betting of round 1 (default: the first player)"},
             chance=True,
+            ranked=True,
+            death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -729,7 +732,10 @@ class RewindHoldem:
         return lines
 
     def result(self, state: State) -> Result | None:
-        return stored_result(state)
+        result = stored_result(state)
+        if result is not None:
+            result.ranking = ranking(state, result.outcome, state["chips"])
+        return result
 
     # ----------------------------------------------------------------- for tests and bots
 

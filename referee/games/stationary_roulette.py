@@ -13,7 +13,8 @@ revised until the deadline; the round closes only at its deadline
 State (plain JSON data)::
 
     players        [a, b]
-    seed           the match seed (the game has no chance; kept for the record)
+    seed           the match seed (the game has no chance: only the lot that ranks the
+                   players of a draw with equal chips at the end reads it, see ``ranking``)
     round          the open round 0..10 (once over: the round the match ended in)
     initial_chips  {player: chips at the start of the match}
     chips          {player: chips now}
@@ -70,6 +71,7 @@ from referee.games.base import (
     stored_result,
     transfer,
 )
+from referee.games.base import ranked_by_outcome as ranking
 from referee.games.betting import turn_reference
 from referee.games.lines import strip_emphasis, unbullet
 
@@ -1038,6 +1040,7 @@ class StationaryRoulette:
             step_kinds={"round": ROUND_HOURS},
             options={},
             chance=False,
+            ranked=True,
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -1326,7 +1329,10 @@ class StationaryRoulette:
         ]
 
     def result(self, state: State) -> Result | None:
-        return stored_result(state)
+        result = stored_result(state)
+        if result is not None:
+            result.ranking = ranking(state, result.outcome, state["chips"])
+        return result
 
     # ----------------------------------------------------------------- for tests and bots
 

@@ -23,6 +23,7 @@ from referee.archive import chain
 from referee.games import GAMES
 from referee.games.base import SEASON_CHIPS, Game, GameError, State, Step, open_steps, time_out
 from referee.match import opensteps, seals
+from referee.season.frame import SeasonFrame
 from referee.store import rows
 from referee.store.balances import Balances
 from referee.store.models import Event, LedgerEntry, Match, Seat
@@ -68,6 +69,8 @@ class MatchBook:
 
     def __init__(self, secret: bytes):
         self.secret = secret
+        # the season frame: who sits at a start, what follows an end (it writes no mail either)
+        self.frame = SeasonFrame()
 
     # ------------------------------------------------------------------ the season ledger
 
@@ -113,6 +116,7 @@ class MatchBook:
     def start(self, session: Session, match: Match) -> None:
         """Start a scheduled match at its start time; its first step opens then."""
         game = GAMES[match.game]
+        self.frame.seat(session, match)  # live seats taken now; an eliminated player refused
         players = [seat.player.key for seat in match.seats]
         options = dict(match.options)
         if SEASON_CHIPS in game.game_type.currencies:
@@ -305,6 +309,7 @@ class MatchBook:
             for signal in result.signals:
                 log.info("match %s signals the season: %s", match.key, signal)
         log.info("match %s finished at %s: %s", match.key, iso(at), result.reason if result else "")
+        self.frame.finished(session, match, at)  # a nomination, a death match, an elimination
 
     def _post(
         self,

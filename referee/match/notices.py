@@ -247,6 +247,7 @@ class Notices:
             "sealed": [],  # a receipt's seals of the moves it accepted (referee.match.seals)
             "revealed": None,  # the seals of the player's moves in the step that closed last
             "names": {},  # player key -> name: a mail names players, never by key (`| named(names)`)
+            "next": [],  # the matches the season created to follow this one (referee.season)
         }
         if match is None:
             return ctx
@@ -285,9 +286,23 @@ class Notices:
                 "names": names,
                 "reply_to": tokens.reply_address(self.config.mail.local, self.config.mail.domain, token),
                 "revealed": _revealed(match, player.key),
+                "next": [_following(m, player) for m in match.followers] if match.kind else [],
             }
         )
         return ctx
+
+
+def _following(match: Match, player: Player) -> dict[str, Any]:
+    """A match the season created to follow another, as a mail to ``player`` tells of it
+    (``against``: the other players of its first two seats, the EC's and the DMO's)."""
+    others = [seat.player.name for seat in match.seats[:2] if seat.player_id != player.id]
+    return {
+        "id": match.key,
+        "title": GAMES[match.game].title,
+        "kind": match.kind,
+        "starts": local_time(match.starts_at, player.timezone),
+        "against": " and ".join(others),
+    }
 
 
 def _local(at: datetime | None, tz: str) -> str | None:

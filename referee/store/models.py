@@ -98,6 +98,10 @@ class Player(Base):
     # unique per season (NULLs are distinct in the unique constraint on both backends)
     email: Mapped[str | None] = mapped_column(String(320), index=True, nullable=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    # when the player lost a death match, and which (its key): an eliminated player plays no
+    # later match of the season (referee.season); None for a live player
+    eliminated_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    eliminated_in: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     season: Mapped[Season] = relationship(back_populates="players")
 
@@ -143,11 +147,20 @@ class Match(Base):
     # after which its start is tried again); None once started or never tried
     problem: Mapped[str | None] = mapped_column(Text, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # what the match is to its season (referee.season): "main", "nomination" or "death"; None
+    # for a match of no season frame
+    kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # the match this one follows: a nomination's main match, a death match's nomination
+    follows_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
+    # "live": the seats are the season's live players, taken at the start; None: as loaded
+    seating: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
     __mapper_args__ = {"version_id_col": version}
 
     seats: Mapped[list[Seat]] = relationship(back_populates="match", order_by="Seat.position")
     season: Mapped[Season] = relationship()
+    follows: Mapped[Match | None] = relationship(remote_side=[id], back_populates="followers")
+    followers: Mapped[list[Match]] = relationship(back_populates="follows", order_by="Match.id")
 
 
 class Seat(Base):

@@ -31,7 +31,7 @@ def test_every_history_entry_is_stamped_by_the_event_that_closed_it(name):
     game = GAMES[name]
     for out in playouts(name)[:8]:
         events = stamped(out)
-        for upto in (len(events) // 3, len(events) // 2, len(events)):
+        for upto in sorted({max(1, len(events) // 3), max(1, len(events) // 2), len(events)}):
             state = out.states[upto - 1]
             match = match_row(out)
             match.state, match.finished_at, match.starts_at = state, None, T0
@@ -41,7 +41,7 @@ def test_every_history_entry_is_stamped_by_the_event_that_closed_it(name):
             assert [r.number for r in rounds] == list(range(1, len(history) + 1))
             # entry i appeared with the event at which the public history first had i + 1 entries
             for r in rounds:
-                k = next(k for k in range(1, upto) if len(game.view(out.states[k], None)["history"]) >= r.number)
+                k = next(k for k in range(upto) if len(game.view(out.states[k], None)["history"]) >= r.number)
                 assert r.closed_at == events[k].at and r.step_key == events[k].step_key
 
 

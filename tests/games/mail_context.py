@@ -72,6 +72,7 @@ def mail_context(
         "truncated": False,
         "sealed": [],  # a receipt's seals (referee.match.seals); the service's tests check them
         "revealed": None,
+        "next": [],  # the matches the season created to follow this one
     }
 
 

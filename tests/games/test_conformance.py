@@ -32,6 +32,12 @@ closes at its deadline half the time (revisions go on otherwise). What is checke
   None (an outcome and victory points per player, silent seats aside) and ``step()`` None; then nobody is
   awaited or has sample moves, ``apply_timeout`` raises GameError and a move is
   rejected without change.
+* ranking: a game whose ``game_type.ranked`` is true ends every playout with a
+  ``result.ranking`` that lists the acting players (every seat but the silent ones), each
+  once; when some player has the outcome "win", the first of the ranking is a winner and
+  the last has the outcome "loss"; the ranking is the same on the final state rebuilt by
+  replaying the logged events, and on its JSON round trip (a season reads a main match's
+  winner and EC from it: RULINGS, "Seasons").
 * conservation: transfers are append-only (the service copies only the entries beyond
   the old length), each a positive whole amount between two different accounts in a
   declared currency; per currency they sum to zero over the accounts (true by
@@ -360,7 +366,8 @@ def test_random_playouts_terminate_with_a_result(name: str) -> None:
         result = game.result(final)
         assert result is not None
         assert set(result.outcome) == set(acting(out)) == set(result.victory_points)
-        assert set(result.outcome.values()) <= {"win", "loss", "draw"}
+        if not game.game_type.season_step:  # a season's step (the nomination) words its own
+            assert set(result.outcome.values()) <= {"win", "loss", "draw"}
         assert result.reason
         assert game.awaiting(final) == ()
         assert all(game.sample_moves(final, p, out.rnd("final")) == [] for p in out.players)
@@ -370,6 +377,24 @@ def test_random_playouts_terminate_with_a_result(name: str) -> None:
             if ev.kind == "move":
                 applied = game.apply_move(final, ev.player, ev.payload["move"])
                 assert not applied.accepted and not applied.changed and applied.state == final
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if GAMES[n].game_type.ranked])
+def test_a_ranked_game_ranks_every_acting_player(name: str) -> None:
+    game = GAMES[name]
+    for out in playouts(name):
+        result = game.result(out.states[-1])
+        assert result is not None
+        ranking = result.ranking
+        assert sorted(ranking) == sorted(acting(out)), f"seed {out.seed}: {ranking} ranks not the acting players"
+        if "win" in result.outcome.values():
+            assert result.outcome[ranking[0]] == "win", (out.seed, ranking, result.outcome)
+            assert result.outcome[ranking[-1]] == "loss", (out.seed, ranking, result.outcome)
+        start = SimpleNamespace(kind="start", player=None, payload={"options": out.options}, step_key=None)
+        replayed = game.result(replay(game, match_row(out), [start, *out.events]))
+        assert replayed is not None and replayed.ranking == ranking, f"seed {out.seed}: a replay ranks otherwise"
+        stored = game.result(as_json(out.states[-1]))
+        assert stored is not None and stored.ranking == ranking
 
 
 @pytest.mark.parametrize("name", NAMES)

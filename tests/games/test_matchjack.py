@@ -48,11 +48,12 @@ def test_the_game_declares_its_type() -> None:
     assert gt.dynamics == "mixed" and gt.roles == ("player",) * 6
     assert gt.currencies == (MATCH_CHIPS, "garnets") and gt.reads == ("garnets",)
     assert gt.concurrent and gt.names and gt.chance
+    assert gt.ranked  # result(state).ranking: the winner first, the EC last
     assert G.step_kinds == gt.step_kinds
 
 
 def test_ruling_1_step_kinds_and_default_lengths() -> None:
-    assert G.step_kinds == {"stay": 24.0, "bet": 12.0, "action": 12.0, "break": 24.0, "nominate": 24.0}
+    assert G.step_kinds == {"stay": 24.0, "bet": 12.0, "action": 12.0, "break": 24.0}
 
 
 def test_ruling_6_the_six_start_three_per_set_drawn_from_the_seed() -> None:
@@ -817,14 +818,20 @@ def test_ruling_14_everyone_timing_out_runs_dry_in_hand_14_and_the_lots_decide()
     each before hand 14; its ante of 3 takes the last chip and the fold leaves everyone at
     0 at once: the hands end; all tied all the way back, the lots decide."""
     s = timeout_all(fresh(), 14)
-    assert s["phase"] == "nominate" and s["hand"] == 14
+    assert s["phase"] == "over" and s["hand"] == 14
     assert [e["hand"] for e in s["eliminated"]] == [14] * 6 and len({e["batch"] for e in s["eliminated"]}) == 1
     winner = rng(1, "lot", "winner").choice(sorted(PLAYERS))
     ec = rng(1, "lot", "ec").choice(sorted(p for p in PLAYERS if p != winner))
     assert (s["final"]["winner"], s["final"]["ec"]) == (winner, ec)
     assert s["final"]["how"] == {"winner": "lot", "ec": "first to 0, lot"}
-    (step,) = G.steps(s)
-    assert (step.key, step.kind, step.players) == ("nominate", "nominate", (ec,))
+    assert G.steps(s) == () and G.result(s).ranking[0] == winner and G.result(s).ranking[-1] == ec
+    # all tied all the way back: each place above the EC is a lot of its own, worst first
+    left = sorted(p for p in PLAYERS if p not in (winner, ec))
+    expected = [ec]
+    for place in (5, 4, 3, 2):
+        expected.append(rng(1, "lot", f"place-{place}").choice(left) if len(left) > 1 else left[0])
+        left.remove(expected[-1])
+    assert G.result(s).ranking == [winner, *reversed(expected)]
 
 
 def test_ruling_12_elimination_at_0_chips_and_the_ec_is_the_first_to_reach_0() -> None:
@@ -841,13 +848,12 @@ def test_ruling_12_elimination_at_0_chips_and_the_ec_is_the_first_to_reach_0() -
     assert "left the match" in refused(s, "cat", {"guess": {"bot": "Alpha", "rule": "odd-hitter"}}).reason
     s = timeout_all(s, 20)
     assert s["final"]["ec"] == "cat" and s["final"]["how"]["ec"] == "first to 0"
-    assert s["phase"] == "nominate" and s["hand"] == 14
-    s = ok(s, "cat", {"nominate": "dan"})
+    assert s["phase"] == "over" and s["hand"] == 14
     result = G.result(s)
-    assert result.signals[:2] == [
-        {"kind": "death-match", "player": "cat", "hand": 1},
-        {"kind": "death-match", "player": "dan", "hand": 2},
-    ]
+    assert result.scores["ec"] == "cat" and result.signals == []
+    assert result.scores["eliminated"][:2] == [{"player": "cat", "hand": 1}, {"player": "dan", "hand": 2}]
+    # cat (first to 0) ranks last, dan (second to 0) next to last
+    assert result.ranking[-2:] == ["dan", "cat"]
 
 
 def test_ruling_12_an_all_in_player_at_0_chips_stays_in_until_the_showdown() -> None:
@@ -883,9 +889,12 @@ def test_ruling_14_the_match_ends_when_at_most_one_player_has_chips() -> None:
     0; ann alone is left: the hands are over after hand 1."""
     s = fresh(chips={p: 1 for p in PLAYERS if p != "ann"})
     s = G.apply_timeout(s, "h1-stay")
-    assert s["phase"] == "nominate" and s["hand"] == 1 and len(s["history"]) == 1
+    assert s["phase"] == "over" and s["hand"] == 1 and len(s["history"]) == 1
     assert s["final"]["winner"] == "ann"
     assert s["final"]["ec"] == rng(1, "lot", "ec").choice(sorted(p for p in PLAYERS if p != "ann"))
+    result = G.result(s)
+    assert result.reason.startswith("Ann Lee wins with 19 chips after hand 1, when at most one player was left with")
+    assert G.steps(s) == () and result.ranking[0] == "ann" and result.ranking[-1] == s["final"]["ec"]
 
 
 def hand_15(chips: dict[str, int], history: list[dict[str, int]]) -> State:
@@ -899,14 +908,13 @@ def hand_15(chips: dict[str, int], history: list[dict[str, int]]) -> State:
 def test_after_hand_15_the_most_chips_wins_and_the_fewest_is_the_ec() -> None:
     chips = {"ann": 30, "bob": 25, "cat": 20, "dan": 15, "eve": 10, "fay": 20}
     s = hand_15(chips, [dict(chips)] * 14)
-    assert s["hand"] == 15 and s["phase"] == "nominate"
-    assert s["final"] == {
-        "winner": "ann",
-        "ec": "eve",
-        "eligible": ["bob", "cat", "dan", "fay"],
-        "how": {"winner": "chips", "ec": "chips"},
-        "hands": 15,
-    }
+    assert s["hand"] == 15 and s["phase"] == "over"
+    assert s["final"] == {"winner": "ann", "ec": "eve", "how": {"winner": "chips", "ec": "chips"}, "hands": 15}
+    # the others by their chips; cat and fay, tied all the way back, by a lot of its own for
+    # the lower place (4th), as the EC's lot picks the lower of equals
+    lower = rng(1, "lot", "place-4").choice(["cat", "fay"])
+    upper = "fay" if lower == "cat" else "cat"
+    assert G.result(s).ranking == ["ann", "bob", upper, lower, "dan", "eve"]
 
 
 def test_ruling_14_ties_for_most_and_fewest_go_to_the_chips_after_earlier_hands() -> None:
@@ -916,6 +924,8 @@ def test_ruling_14_ties_for_most_and_fewest_go_to_the_chips_after_earlier_hands(
     s = hand_15(chips, [dict(chips)] * 11 + [h12, h13, dict(chips)])
     assert (s["final"]["winner"], s["final"]["ec"]) == ("bob", "dan")
     assert s["final"]["how"] == {"winner": "earlier hands", "ec": "earlier hands"}
+    # the same ties place the others: ann second (behind bob on earlier hands only), eve fifth
+    assert G.result(s).ranking[:2] == ["bob", "ann"] and G.result(s).ranking[-2:] == ["eve", "dan"]
 
 
 def test_ruling_14_the_last_players_at_0_in_the_same_hand_the_most_chips_before_it_wins() -> None:
@@ -928,7 +938,7 @@ def test_ruling_14_the_last_players_at_0_in_the_same_hand_the_most_chips_before_
     s = fresh(chips=chips, hand=8)
     s["chips_after"] = [{p: 20 for p in PLAYERS}] * 7 + [dict(chips)]
     s = G.apply_timeout(s, "h8-stay")
-    assert s["phase"] == "nominate" and all(n == 0 for n in s["chips"].values())
+    assert s["phase"] == "over" and all(n == 0 for n in s["chips"].values())
     assert {e["batch"] for e in s["eliminated"]} == {1} and len(s["eliminated"]) == 6
     assert s["final"]["winner"] == "ann" and s["final"]["how"]["winner"] == "earlier hands"
     assert s["final"]["ec"] != "ann" and s["final"]["how"]["ec"].startswith("first to 0")
@@ -942,36 +952,96 @@ def test_ruling_14_a_tie_all_the_way_back_goes_to_a_lot_from_the_seed() -> None:
     assert s["final"]["how"] == {"winner": "lot", "ec": "lot"}
 
 
-def test_ruling_15_nominate_names_the_dmo_and_ends_the_match() -> None:
+def test_ruling_15_the_match_ends_with_the_last_hand_and_its_result_names_the_ec() -> None:
+    """No nomination in the match (the season's step): right after the last hand the match
+    is over, its result names the winner and the EC and ranks the six."""
     chips = {"ann": 30, "bob": 25, "cat": 20, "dan": 15, "eve": 10, "fay": 20}
     s = hand_15(chips, [dict(chips)] * 14)
-    assert G.form(s, "eve") == "NOMINATE Bob Ray\nStep: Nomination of the DMO\n"
-    assert G.form(s, "ann") == ""
-    assert "not yourself" in refused(s, "eve", {"nominate": "ann"}).reason
-    assert "not yourself" in refused(s, "eve", {"nominate": "eve"}).reason
-    assert refused(s, "bob", {"nominate": "cat"}).reason
-    moves = G.parse(s, "eve", "NOMINATE cat nunez").moves
-    assert moves == [{"nominate": "cat"}]
-    s = ok(s, "eve", moves[0])
+    assert s["phase"] == "over" and G.steps(s) == () and G.step(s) is None and G.awaiting(s) == ()
+    assert all(G.form(s, p) == "" for p in PLAYERS)
+    assert G.audience(s) == tuple(PLAYERS)
+    with pytest.raises(GameError):
+        G.apply_timeout(s)
     result = G.result(s)
     assert result.outcome == {p: "win" if p == "ann" else "loss" for p in PLAYERS}
     assert result.victory_points == {p: 1.0 if p == "ann" else 0.0 for p in PLAYERS}
     assert result.awards == {"cols": {"ann": 2}}
-    assert result.signals == [{"kind": "nomination", "ec": "eve", "dmo": "cat", "next": "betting-minority"}]
-    assert G.steps(s) == () and G.step(s) is None and G.awaiting(s) == ()
-    assert G.audience(s) == tuple(PLAYERS)
-    with pytest.raises(GameError):
-        G.apply_timeout(s)
+    assert result.signals == []
+    assert result.reason == (
+        "Ann Lee wins with 27 chips after hand 15; Eve Holt is the EC (elimination candidate) and will nominate "
+        "the DMO (death-match opponent)."
+    )
+    assert result.scores["winner"] == "ann" and result.scores["ec"] == "eve" and "dmo" not in result.scores
+    assert result.ranking[0] == result.scores["winner"] and result.ranking[-1] == result.scores["ec"]
+    assert sorted(result.ranking) == sorted(PLAYERS)
+    assert "nomination" not in s and "nomination" not in G.view(s, None) and "next" not in str(result)
     assert G.view(s, None)["rules"] == s["rules"]  # revealed at the end
+    assert G.standings(s)[-1].endswith("; winner Ann Lee, EC Eve Holt")  # no DMO: the season names one
 
 
-def test_ruling_15_the_nomination_times_out_to_a_lot() -> None:
+def test_ruling_15_nominate_is_no_command_of_the_match() -> None:
     chips = {"ann": 30, "bob": 25, "cat": 20, "dan": 15, "eve": 10, "fay": 20}
-    s = hand_15(chips, [dict(chips)] * 14)
-    s = G.apply_timeout(s, "nominate")
-    dmo = rng(1, "lot", "dmo").choice(["bob", "cat", "dan", "fay"])
-    assert s["nomination"] == {"dmo": dmo, "by": "lot"}
-    assert G.result(s).signals[-1]["dmo"] == dmo
+    over = hand_15(chips, [dict(chips)] * 14)
+    assert "not yourself" not in refused(over, "eve", {"nominate": "cat"}).reason
+    assert "The match is over" in refused(over, "eve", {"nominate": "cat"}).reason
+    running = fresh()
+    assert "A move is one command" in refused(running, "ann", {"nominate": "cat"}).reason
+    parsed = G.parse(running, "ann", "NOMINATE Cat Núñez\nSTAY")
+    assert parsed.moves == [{"stay": "stay"}] and parsed.ignored == ["NOMINATE Cat Núñez"]
+
+
+def ranking_of(s: State) -> list[str]:
+    result = G.result(s)
+    assert result is not None and result.ranking == engine._ranking(s)
+    assert sorted(result.ranking) == sorted(PLAYERS)
+    assert result.ranking[0] == result.scores["winner"] == s["final"]["winner"]
+    assert result.ranking[-1] == result.scores["ec"] == s["final"]["ec"]
+    return result.ranking
+
+
+def test_ruling_15_the_ranking_puts_those_at_0_last_an_earlier_batch_lower() -> None:
+    """cat leaves at 0 in hand 1 (batch 1); dan and eve in hand 2 together (batch 2), eve
+    with fewer chips after hand 1; ann, bob and fay keep chips to hand 15, bob and fay
+    with the same chips after every hand but hand 14. The ranking: ann (most chips), then
+    fay and bob by chips and earlier hands, then the later batch above the earlier one,
+    within a batch the fewer chips after earlier hands lower: dan, eve, then cat (the EC)."""
+    s = fresh(chips={"cat": 1})
+    s = G.apply_timeout(s, "h1-stay")  # everyone folds: cat's ante took her last chip
+    assert [(e["player"], e["batch"]) for e in s["eliminated"]] == [("cat", 1)]
+    s["chips"].update(dan=0, eve=0)  # as if their ante and a lost pot had taken everything
+    s["chips_after"][-1].update(dan=3, eve=2)
+    engine._eliminate(s, ["dan", "eve"])
+    assert [(e["player"], e["batch"]) for e in s["eliminated"]][1:] == [("dan", 2), ("eve", 2)]
+    s["chips"].update(ann=30, bob=12, fay=12)
+    history = [{**s["chips_after"][-1], "ann": 30, "bob": 12, "fay": 12} for _ in range(13)]
+    history[-1] = {**history[-1], "bob": 11, "fay": 13}  # after hand 14: fay ahead
+    s["chips_after"] += history
+    s["hand"] = 14
+    engine._end_match(s)
+    assert ranking_of(s) == ["ann", "fay", "bob", "dan", "eve", "cat"]
+    assert s["final"]["how"] == {"winner": "chips", "ec": "first to 0"}
+
+
+def test_ruling_15_the_ranking_agrees_with_the_ec_rule_when_the_ec_is_left_out() -> None:
+    """ranking[-2] is whom the EC rule names were the EC left out, and so on up: each place
+    is the EC of the players ranked above it (the winner aside). Every deadline passes
+    (everyone folds every hand: 25 chips of antes over 15 hands), from chips drawn per seed,
+    so some leave at 0 (in batches, some together) and some keep chips, with ties."""
+    for seed in range(12):
+        rnd = random.Random(seed)
+        chips = {p: rnd.choice([2, 2, 3, 9, 20, 26, 26, 30, 40]) for p in PLAYERS}
+        s = timeout_all(fresh(seed, chips=chips), 15)
+        ranking = ranking_of(s)
+        for k in range(len(ranking), 1, -1):
+            candidates = ranking[1:k]  # the players the rule chooses among, once the k-th is left
+            gone = [e for e in s["eliminated"] if e["player"] in candidates]
+            if gone:  # the first to 0 ...
+                first = min(e["batch"] for e in gone)
+                assert ranking[k - 1] in {e["player"] for e in gone if e["batch"] == first}, (seed, k)
+            else:  # ... else the fewest chips
+                assert s["chips"][ranking[k - 1]] == min(s["chips"][p] for p in candidates), (seed, k)
+        out = {e["player"] for e in s["eliminated"]} - {ranking[0]}
+        assert set(ranking[len(ranking) - len(out) :]) == out  # those at 0 below all the others
 
 
 # --------------------------------------------------------------------------- guesses
@@ -1036,7 +1106,7 @@ def test_ruling_16_a_guess_during_a_break_counts_for_the_next_hand() -> None:
 def test_ruling_16_guesses_close_when_the_hands_are_over() -> None:
     chips = {"ann": 30, "bob": 25, "cat": 20, "dan": 15, "eve": 10, "fay": 20}
     s = hand_15(chips, [dict(chips)] * 14)
-    assert "guesses closed" in refused(s, "bob", {"guess": {"bot": "Alpha", "rule": "never-moves"}}).reason
+    assert "The match is over" in refused(s, "bob", {"guess": {"bot": "Alpha", "rule": "never-moves"}}).reason
 
 
 def test_ruling_16_a_guess_is_accepted_outside_the_players_step() -> None:

@@ -206,13 +206,6 @@ def next_event(
             rule = state["rules"][bot] if rnd.random() < 0.5 else rnd.choice(engine.RULE_IDS)
             return "mail", p, f"GUESS {bot} {rule}"
         return "deadline", "", step.key
-    if step.kind == "nominate":
-        (ec,) = step.players
-        final = state["final"]
-        if (ec, "nominate") not in sent:
-            sent.add((ec, "nominate"))
-            return "mail", ec, f"NOMINATE {NAMES[final['winner']]}"  # refused: not the winner
-        return "mail", ec, f"NOMINATE {NAMES[final['eligible'][-1]]}"
     (p,) = step.players
     text = _bet_text(rnd, state, p) if step.kind == "bet" else _action_text(rnd, state, p)
     if text is None:
@@ -362,18 +355,16 @@ def _effects(before: State, mid: State, after: State, player: str | None) -> lis
         elif va["final"] is not None and vm["final"] is None:
             f = va["final"]
             lines.append(
-                f"  the hands are over after hand {f['hands']}: winner {f['winner']} ({f['how']['winner']}), "
-                f"EC {f['ec']} ({f['how']['ec']}); the EC may nominate {', '.join(f['eligible'])}"
+                f"  the match is over after hand {f['hands']}: winner {f['winner']} ({f['how']['winner']}), "
+                f"EC {f['ec']} ({f['how']['ec']})"
             )
         elif va["hand"] != vm["hand"]:
             lines += [f"  {line}" for line in _deal_lines(va)]
-    if va["nomination"] is not None and vb["nomination"] is None:
-        n = va["nomination"]
-        lines.append(f"  DMO {n['dmo']} ({'nominated by the EC' if n['by'] == 'ec' else 'by lot'})")
     if va["result"] is not None:
         res = va["result"]
         lines.append(f"  result: {res['reason']}")
         lines.append(f"  outcome: {', '.join(f'{p} {o}' for p, o in res['outcome'].items())}")
+        lines.append(f"  ranking, best first: {', '.join(res['ranking'])}")
         lines.append(f"  awards: {res['awards']}")
         for sig in res["signals"]:
             lines.append(f"  signal: {sig}")
@@ -516,7 +507,6 @@ def test_the_golden_match_covers_every_step_and_move_kind() -> None:
         r"h\d+-(main|lost)-done \(waiting\)",
         r"open: break-5",
         r"open: break-10",
-        r"open: nominate",
     ):
         assert re.search(pattern, text), pattern
     # every move kind is accepted at least once
@@ -527,7 +517,7 @@ def test_the_golden_match_covers_every_step_and_move_kind() -> None:
     assert stays == {"stay", "fold", "stayset"}, stays
     assert bets == {"check", "call", "bet", "raise", "raise-to", "all-in", "fold"}, bets
     assert {a for a, _ in actions} == {"hit", "swap", "draw", "new"} and {("swap", "up"), ("swap", "down")} <= actions
-    assert any("guess" in m for _, m in moves) and any("nominate" in m for _, m in moves)
+    assert any("guess" in m for _, m in moves) and not any("nominate" in m for _, m in moves)
     assert any("step" in m for _, m in moves), "a form's Step line"
     for seen in (
         "folds, keeps the set (5 garnets)",  # FOLD STAYSET with enough garnets: paid
@@ -554,14 +544,25 @@ def test_the_golden_match_covers_every_step_and_move_kind() -> None:
         "set moves: ",
         "break after hand 5",
         "break after hand 10",
-        "the hands are over after hand 15",
-        "refused: You may not nominate",
-        "(nominated by the EC)",
-        "signal: {'kind': 'death-match'",
-        "signal: {'kind': 'nomination'",
+        "the match is over after hand 15",
+        "ranking, best first: ",
         "awards: {'cols': {",
     ):
         assert seen in text, seen
+    for gone in ("NOMINATE", "nominated", "  DMO ", "signal: ", "open: nominate"):  # the season's step now
+        assert gone not in text, gone
+    # the match ends with its last hand: the line after the hand's end is the result
+    i = next(k for k, line in enumerate(lines) if line.startswith("  the match is over after hand 15"))
+    assert lines[i - 1].startswith(("  hand 15 over", "  set moves: ")) and lines[i + 1].startswith("  result: ")
+    # the ranking: the winner first, the EC last, those who left the match at 0 below the
+    # others (here all but the winner and cat), a later batch above an earlier one
+    final = states[-1]
+    result = G.result(final)
+    assert result.ranking[0] == final["final"]["winner"] and result.ranking[-1] == final["final"]["ec"]
+    batch = {e["player"]: e["batch"] for e in final["eliminated"] if e["player"] != result.ranking[0]}
+    assert set(result.ranking[-len(batch) :]) == set(batch)
+    batches = [batch[p] for p in result.ranking if p in batch]
+    assert batches == sorted(batches, reverse=True) and len(set(batches)) < len(batches)
     # two players leave the match at the same moment (one batch)
     assert re.search(r"leaves the match at 0 chips \(hand (\d+)\)\n  \w+ leaves the match at 0 chips \(hand \1\)", text)
     assert states[-1]["hand"] == 15 and len(states[-1]["eliminated"]) >= 2

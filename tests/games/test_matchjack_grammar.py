@@ -9,8 +9,8 @@ import pytest
 
 from referee.games.base import NoMoves, ParseError
 from referee.games.matchjack.engine import GAME as G
-from referee.games.matchjack.grammar import command_text, find_player, read_mail, reference
-from tests.games.test_matchjack_helpers import NAMES, PLAYERS, fresh, stay
+from referee.games.matchjack.grammar import command_text, read_mail, reference
+from tests.games.test_matchjack_helpers import PLAYERS, fresh, stay
 
 STAYING = fresh()  # the stay step is open: FOLD is a stay choice
 BETTING = stay(fresh(), {p: "stay" for p in PLAYERS})  # a betting round: FOLD is a betting fold
@@ -85,28 +85,16 @@ def test_ruling_18_the_action_commands(text: str, move: dict) -> None:
     assert moves(text, BETTING) == [move]
 
 
-@pytest.mark.parametrize(
-    ("text", "who"),
-    [
-        ("NOMINATE Bob Ray", "bob"),
-        ("nominate bob", "bob"),  # the season id
-        ("NOMINATE cat nunez", "cat"),  # accents and case ignored
-        ("Nominate Cat", "cat"),  # the first words of a name
-        ("nominate Dan Ek, please", "dan"),
-    ],
-)
-def test_ruling_18_nominate_names_a_player(text: str, who: str) -> None:
-    assert moves(text) == [{"nominate": who}]
-
-
-def test_ruling_18_an_unknown_or_ambiguous_name_is_an_error_listing_the_players() -> None:
-    with pytest.raises(ParseError) as err:
-        moves("NOMINATE Zed")
-    assert "Ann Lee (ann)" in err.value.reason and err.value.line == "NOMINATE Zed"
-    names = {"a": "Dan Ek", "b": "Dan Ray"}
-    with pytest.raises(ParseError) as err:
-        find_player(names, "dan", "NOMINATE dan")
-    assert "2 players" in err.value.reason
+@pytest.mark.parametrize("text", ["NOMINATE Bob Ray", "nominate bob", "NOMINATE", "NOMINATE Zed", "Nominate *Bob_Ray*"])
+def test_ruling_18_nominate_is_no_command_of_the_match(text: str) -> None:
+    """The nomination of the DMO is the season's step, not the match's: NOMINATE is read like
+    any other text that is not a command, ignored and listed (alone in a mail: no moves)."""
+    with pytest.raises(NoMoves) as err:
+        moves(text)
+    assert "NOMINATE" not in err.value.reason
+    for state in (STAYING, BETTING):
+        parsed = G.parse(state, "ann", f"{text}\nGUESS Alpha odd-hitter")
+        assert parsed.moves == [{"guess": {"bot": "Alpha", "rule": "odd-hitter"}}] and parsed.ignored == [text]
 
 
 @pytest.mark.parametrize(
@@ -173,7 +161,6 @@ def test_ruling_18_prose_and_quoted_lines_are_ignored_and_listed(text: str, igno
         ("GUESS Zeta odd-hitter", "GUESS Zeta odd-hitter"),
         ("GUESS Alpha nonsense", "GUESS Alpha nonsense"),
         ("GUESS", "GUESS"),
-        ("NOMINATE", "NOMINATE"),
         ("STAY\nFOLD", "FOLD"),
         ("GUESS Alpha odd-hitter\nGUESS Beta odd-hitter", "GUESS Beta odd-hitter"),
         ("STAY\nStep: Hand 1, stay or fold\nStep: Hand 2, stay or fold", "Step: Hand 2, stay or fold"),
@@ -215,8 +202,7 @@ def test_ruling_18_a_number_with_an_underscore_is_an_error_quoting_it(text: str,
         ("FOLD_STAYSET", {"stay": "stayset"}, STAYING),  # between letters an _ separates words, as before
         ("HIT_ME", {"action": "hit"}, BETTING),
         ("GUESS *Alpha* _odd-hitter_", {"guess": {"bot": "Alpha", "rule": "odd-hitter"}}, STAYING),
-        ("NOMINATE *Bob Ray*", {"nominate": "bob"}, STAYING),
-        ("NOMINATE Bob_Ray", {"nominate": "bob"}, STAYING),  # in a name an inner _ still separates words
+        ("GUESS_Alpha odd-hitter", {"guess": {"bot": "Alpha", "rule": "odd-hitter"}}, STAYING),  # an inner _ too
     ],
 )
 def test_ruling_18_emphasis_around_words_is_still_read(text: str, move: dict, state) -> None:
@@ -255,15 +241,14 @@ def test_ruling_18_reading_is_linear() -> None:
         {"action": "draw", "position": 2},
         {"action": "new"},
         {"guess": {"bot": "Gamma", "rule": "bust-drawer"}},
-        {"nominate": "cat"},
     ],
 )
 def test_ruling_18_every_command_written_back_reads_as_itself(move: dict) -> None:
-    text = command_text(move, NAMES)
+    text = command_text(move)
     state = STAYING if "stay" in move else BETTING
     assert G.parse(state, "ann", text).moves == [move]
 
 
 def test_read_mail_takes_the_bots_and_rules_it_is_given() -> None:
-    parsed = read_mail("GUESS Omega r1", fold_means="bet", bots=["Omega"], rules=["r1"], names={})
+    parsed = read_mail("GUESS Omega r1", fold_means="bet", bots=["Omega"], rules=["r1"])
     assert parsed.moves == [{"guess": {"bot": "Omega", "rule": "r1"}}]

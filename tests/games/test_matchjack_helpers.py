@@ -133,9 +133,9 @@ def net(s: State, account: str, currency: str = "stack") -> int:
 
 def timeout_all(s: State, hands: int) -> State:
     """Let every deadline pass for ``hands`` hand ends (breaks included), stopping at the
-    nomination."""
+    end of the match."""
     done = len(s["history"])
-    while len(s["history"]) < done + hands and s["phase"] not in ("nominate", "over"):
+    while len(s["history"]) < done + hands and s["phase"] != "over":
         step = next(step for step in G.steps(s) if not step.waiting)
         s = G.apply_timeout(s, step.key)
     return s

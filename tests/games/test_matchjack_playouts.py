@@ -110,8 +110,15 @@ def test_playouts_end_with_a_result(seed: int) -> None:
     result = G.result(final)
     assert result is not None and set(result.outcome) == set(PLAYERS) == set(result.victory_points)
     assert list(result.outcome.values()).count("win") == 1 and sum(result.victory_points.values()) == 1
-    assert result.awards == {"cols": {next(p for p, o in result.outcome.items() if o == "win"): 2}}
-    assert result.signals[-1]["kind"] == "nomination"
+    winner = next(p for p, o in result.outcome.items() if o == "win")
+    assert result.awards == {"cols": {winner: 2}}
+    # no nomination in the match (the season's step): the result ranks the six, the winner
+    # first and the EC last, and the match is over right after its last hand
+    assert result.signals == [] and sorted(result.ranking) == sorted(PLAYERS)
+    assert result.ranking[0] == winner == result.scores["winner"] and result.ranking[-1] == result.scores["ec"]
+    before = next(s for s in reversed(out.states) if s["result"] is None)
+    assert len(final["history"]) == len(before["history"]) + 1, "the match ends with the hand that ends it"
+    assert len(final["history"]) == 15 or len([p for p in PLAYERS if final["chips"][p] > 0]) <= 1
     assert G.awaiting(final) == () and all(G.sample_moves(final, p, random.Random(1)) == [] for p in PLAYERS)
     assert all(G.form(final, p) == "" for p in PLAYERS)
     with pytest.raises(GameError):
@@ -222,7 +229,7 @@ def test_playouts_hidden_information_stays_hidden(seed: int) -> None:
 
 
 def test_the_playouts_cover_the_game() -> None:
-    """Across the playouts: every step kind (the waiting step, breaks, the nomination),
+    """Across the playouts: every step kind (the waiting step, breaks),
     guesses right and wrong, all-in players, eliminations, FOLD STAYSET. (Refills and
     no-op actions are rare here: see test_matchjack.py.)"""
     seen: set[str] = set()
@@ -245,5 +252,5 @@ def test_the_playouts_cover_the_game() -> None:
             seen.add("right guess")
         if any(not g["right"] for gs in final["guesses"].values() for g in gs):
             seen.add("wrong guess")
-    assert {"stay", "bet", "action", "wait", "break", "nominate"} <= seen
+    assert {"stay", "bet", "action", "wait", "break"} <= seen and "nominate" not in seen
     assert {"all-in", "elimination", "right guess", "wrong guess", "stayset"} <= seen, seen

@@ -137,13 +137,13 @@ def broke() -> tuple[State, State]:
 
 
 def last_hand() -> State:
-    """Hand 15 played out (Ann guesses Gamma's rule right): the nomination."""
+    """Hand 15 played out (Ann guesses Gamma's rule right): the end of the match."""
     rules = {"Alpha": "odd-hitter", "Beta": "high-swapper", "Gamma": "low-drawer", "Delta": "bust-drawer"}
     s = fresh(4, hand=15, chips={"ann": 30, "bob": 6, "cat": 12, "dan": 15, "eve": 18, "fay": 21}, rules=rules)
     s = submit(s, "ann", "GUESS Gamma low-drawer")
     s = stay(s, {p: "stay" for p in PLAYERS})
     s = play_out(play_out(s, "Main"), "Lost")
-    assert s["phase"] == "nominate"
+    assert s["phase"] == "over"
     return s
 
 
@@ -567,41 +567,48 @@ def test_the_break_mail() -> None:
     assert "Step:" not in text
 
 
-def test_the_nomination_and_the_final_mail() -> None:
+def test_the_final_mail_follows_the_last_hand_and_names_the_winner_and_the_ec() -> None:
+    """No nomination step: the mail after the last hand is the final result, to all six; it
+    names the winner and the EC, ranks the six and says the season asks the EC, by a
+    mail of its own, to nominate the DMO."""
     s = last_hand()
     f = s["final"]
     ec, winner = f["ec"], f["winner"]
-    text = render("step", s, ec)
-    assert_mail_shape(text)
-    assert subject(text) == "Nomination of the death-match opponent: your choice"
-    assert "=== Hand 15 is over ===" in text and "=== Hand 15 in full ===" in text
-    assert f"Winner: {NAMES[winner]}, {s['chips'][winner]} chips, who gains 2 CoLs (certificates of life)." in text
-    how = "first to reach 0 chips" if f["how"]["ec"] == "first to 0" else "fewest chips"
-    assert f"EC (elimination candidate): {NAMES[ec]} (the {how})." in text
-    assert "You are the EC: name the DMO (death-match opponent) of the next death match: NOMINATE <player>" in text
-    assert "If nothing arrives from you by then, the DMO is drawn by lot among them." in text
-    assert_form_is_accepted(s, ec, text)
-    other = next(p for p in PLAYERS if p != ec)
-    waiting = render("step", s, other)
-    assert subject(waiting) == f"Nomination of the death-match opponent: {NAMES[ec]} chooses"
-    assert "Step:" not in waiting and "=== Guessing" not in waiting
-    dmo = f["eligible"][-1]
-    done = submit(s, ec, f"NOMINATE {NAMES[dmo]}")
-    receipt = render("receipt", done, ec)
-    assert_mail_shape(receipt)
-    assert f"You nominated {NAMES[dmo]} as the DMO (death-match opponent)." in receipt
+    result = G.result(s)
+    assert result.ranking[0] == winner and result.ranking[-1] == ec
+    ranked = [NAMES[p] for p in result.ranking]
     for p in PLAYERS:
-        final = render("step", done, p)
+        final = render("step", s, p)
         assert_mail_shape(final)
         assert subject(final) == "Final result"
+        assert "=== Hand 15 is over ===" in final and "=== Hand 15 in full ===" in final
         assert "=== The match is over ===" in final
-        assert f"DMO (death-match opponent): {NAMES[dmo]} (nominated by the EC)." in final
+        assert f"Winner: {NAMES[winner]}, {s['chips'][winner]} chips, who gains 2 CoLs (certificates of life)." in final
+        how = "first to reach 0 chips" if f["how"]["ec"] == "first to 0" else "fewest chips"
+        assert f"EC (elimination candidate): {NAMES[ec]} (the {how})." in final
+        assert (
+            f"{NAMES[winner]} wins with {s['chips'][winner]} chips after hand 15; {NAMES[ec]} is the EC (elimination"
+            " candidate) and will nominate the DMO (death-match opponent)."
+        ) in flat(final)
+        shown = ["you" if q == p else NAMES[q] for q in result.ranking]
+        assert f"Ranking, best first: {', '.join(shown[:-1])} and {shown[-1]}." in flat(final)
+        if p == ec:
+            asked = "You are the EC: the season will now ask you to nominate the DMO for the death match, by a"
+        else:
+            asked = f"The season will now ask {NAMES[ec]}, the EC, to nominate the DMO for the death match, by a"
+        assert f"{asked} separate mail." in flat(final)
+        assert "NOMINATE" not in final and "nominated" not in final and "Nomination" not in final
         outcome = "win" if p == winner else "loss"
         assert f"You: {outcome}, victory points: {1 if p == winner else 0}." in final
         for bot in BOTS:
-            assert f"  {bot}: {done['rules'][bot]} - " in final
+            assert f"  {bot}: {s['rules'][bot]} - " in final
         assert "Thank you for playing." in final and "Step:" not in final
         assert "Every guess:\n  Ann Lee: hand 15 Gamma low-drawer (right)\n" in final.replace("  You:", "  Ann Lee:")
+    assert len(set(ranked)) == 6
+    # the mail that ended it: the last mover's receipt says it all (the match is over)
+    receipt = render("receipt", s, "fay")
+    assert_mail_shape(receipt)
+    assert "(the match is over)" in subject(receipt) and "=== The match is over ===" in receipt
 
 
 # --------------------------------------------------------------------------- hidden information
@@ -705,9 +712,8 @@ def example_mails() -> list[tuple[str, str]]:
     h = hand_states()
     waiting, _ = broke()
     s = submit(h["bob to call"], "bob", "GUESS Alpha odd-hitter")
-    nominate = last_hand()
-    ec = nominate["final"]["ec"]
-    done = submit(nominate, ec, f"NOMINATE {NAMES[nominate['final']['eligible'][-1]]}")
+    done = last_hand()
+    ec = done["final"]["ec"]
 
     def mail(state: State, player: str, kind: str = "step", **extra: Any) -> str:
         return render(kind, state, player, **extra)
@@ -723,8 +729,8 @@ def example_mails() -> list[tuple[str, str]]:
         ("A reminder (to Bob Ray)", mail(h["bob to call"], "bob", "reminder")),
         ("A player who has left the match (Ann Lee)", mail(waiting, "ann")),
         ("The break (to Ann Lee)", mail(the_break(), "ann")),
-        (f"The nomination (to the EC, {NAMES[ec]})", mail(nominate, ec)),
         ("The final mail (to Ann Lee)", mail(done, "ann")),
+        (f"The final mail (to the EC, {NAMES[ec]})", mail(done, ec)),
     ]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.games.base import GameError, Move, ParseError, State
+from referee.games.base import GameError, Move, ParseError, State, rng
 from referee.games.stationary_roulette import (
     CHIP_CAP,
     GAME,
@@ -762,6 +762,80 @@ def test_points_and_tiebreak_tied_is_a_draw() -> None:
         }
     )
     assert outcome(state) == {A: "draw", B: "draw"}
+
+
+# --------------------------------------------------------------------------- the ranking (ruling 32)
+
+
+def ranking_of(state: State) -> list[str]:
+    result = G.result(state)
+    assert result is not None, "the match should be over"
+    return result.ranking
+
+
+def lot(seed: int) -> list[str]:
+    """The order the lot of a drawn match with equal chips gives, best first."""
+    order = [A, B]
+    rng(seed, "ranking").shuffle(order)
+    return order
+
+
+def test_game_type_is_ranked() -> None:
+    assert G.game_type.ranked is True
+
+
+def test_ruling_32_the_winner_ranks_first_and_the_loser_last_whatever_their_chips() -> None:
+    # alice wins on points holding fewer chips than bob
+    on_points = full_match({(9, B, "bet"): bet(gold=25, silver=5), (10, B, "bet"): bet(gold=20)}, chips={A: 10, B: 300})
+    assert outcome(on_points) == {A: "win", B: "loss"} and on_points["chips"][A] < on_points["chips"][B]
+    assert ranking_of(on_points) == [A, B]
+    tiebreak = full_match(
+        {
+            (3, A, "roulette"): roulette("Black"),
+            (3, B, "roulette"): roulette("Black"),
+            (4, B, "bet"): bet(gold=10, black=30),
+            (4, A, "bet"): bet(gold=20, black=20),
+        }
+    )
+    assert outcome(tiebreak) == {A: "loss", B: "win"} and ranking_of(tiebreak) == [B, A]
+    capped = black_siege([0, 0, 0])  # bob forfeits at the cap, still holding more chips
+    assert outcome(capped) == {A: "win", B: "loss"} and capped["chips"][B] > capped["chips"][A]
+    assert ranking_of(capped) == [A, B]
+    bankrupt = round_one(roulette("Black"), roulette("Gold"), SPLIT, SPLIT, chips={A: 100, B: 40})
+    bankrupt = G.apply_timeout(submit(submit(submit(bankrupt, A, roulette()), A, SPLIT), B, roulette()))
+    assert outcome(bankrupt) == {A: "win", B: "loss"} and ranking_of(bankrupt) == [A, B]
+
+
+@pytest.mark.parametrize(
+    ("chips", "live", "expected"),
+    [({A: 100, B: 120}, None, [B, A]), ({A: 120, B: 100}, None, [A, B]), (None, {10: {A: 50, B: 40}}, [A, B])],
+    ids=["bob-holds-more", "alice-holds-more", "the-live-season-balances-count"],
+)
+def test_ruling_32_a_draw_ranks_the_player_with_fewer_chips_at_the_end_last(
+    chips: dict[str, int] | None, live: dict[int, dict[str, int]] | None, expected: list[str]
+) -> None:
+    state = full_match(chips=chips, live=live)
+    assert outcome(state) == {A: "draw", B: "draw"}
+    assert ranking_of(state) == expected
+    # the state's seed (the lot) plays no part when the chips differ
+    assert all(ranking_of({**state, "seed": seed}) == expected for seed in range(6))
+
+
+def test_ruling_32_a_draw_with_equal_chips_is_ranked_by_a_lot_from_the_match_seed() -> None:
+    state = full_match()
+    assert outcome(state) == {A: "draw", B: "draw"} and state["chips"] == {A: 100, B: 100}
+    assert ranking_of(state) == ranking_of(json.loads(json.dumps(state))) == lot(state["seed"])
+    # the match is the same with any seed (the game has no chance): only the lot changes
+    picks = {seed: ranking_of({**state, "seed": seed}) for seed in range(12)}
+    assert picks == {seed: lot(seed) for seed in range(12)}
+    assert {order[-1] for order in picks.values()} == {A, B}  # each player is the lot's last for some seed
+    assert G.view({**state, "seed": 99}, A) == G.view(state, A)  # the views never show the ranking
+
+
+def test_ruling_32_both_players_losing_at_once_with_0_chips_each_is_ranked_by_the_lot() -> None:
+    state = play([{}], {A: 2, B: 2})
+    assert outcome(state) == {A: "draw", B: "draw"} and state["chips"] == {A: 0, B: 0}
+    assert ranking_of(state) == lot(state["seed"])
 
 
 # --------------------------------------------------------------------------- inactivity

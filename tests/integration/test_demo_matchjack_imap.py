@@ -21,7 +21,8 @@ def test_matchjack_over_real_mail_plays_as_on_maildirs(mailstack: MailStack, tmp
     assert run_demo(tmp_path / "imap", seed=5, game="matchjack", transport="imap", out=by_mail) == 0
     text = by_mail.getvalue()
     assert _summary(text) == _summary(on_disk.getvalue())  # every event, hand and standing alike
-    assert "Hand 1 (ante 1):" in text and ", the EC, sends NOMINATE " in text
+    assert "Hand 1 (ante 1):" in text and " is the EC\n  ranking, best first: " in text
+    assert "NOMINATE" not in text  # the match ends with its last hand: the nomination is the season's
     assert text.count("refused by mail") == 1 and "Every player's mailbox holds their mail" in text
     assert _gone(_stack_dir(text))
     copies = tmp_path / "imap" / "mail"

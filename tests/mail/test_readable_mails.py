@@ -249,7 +249,7 @@ def play_matchjack(world: World, seed: int) -> None:
             if mail is None or (p, step.key) in answered or f"Step: {step.title}" not in mail.text:
                 continue
             answered.add((p, step.key))
-            if rnd.random() < (0.5 if step.key.endswith("-stay") else 0.6 if step.key == "nominate" else 0.45):
+            if rnd.random() < (0.5 if step.key.endswith("-stay") else 0.45):
                 movers.append((client, mail))
         if movers:
             for client, mail in movers:

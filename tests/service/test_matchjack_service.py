@@ -6,8 +6,9 @@ closes at its deadline and the two tables' steps open at once, each with its own
 told only to the players dealt at that table; a finished table waits, its players told so;
 FOLD STAYSET spends garnets from the ledger, and is refused to a player who holds too few; a
 guess is answered to the guesser only and paid in the ledger; a stale reply is refused; a
-whole match driven by mail and deadlines ends, replays from its events, and books its award
-and signals. On SQLite and on PostgreSQL."""
+whole match driven by mail and deadlines ends with its last hand, replays from its events,
+books its award and stores its ranking (the winner first, the EC last). On SQLite and on
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -405,7 +406,7 @@ def test_a_reply_to_a_mail_about_a_turn_that_is_over_is_refused_and_changes_noth
 # ---------------------------------------------------------------------------- (g) a whole match
 
 
-def test_a_whole_match_by_mail_and_deadlines_ends_replays_and_books_its_award_and_signals(world):
+def test_a_whole_match_by_mail_and_deadlines_ends_replays_and_books_its_award_and_ranking(world):
     rnd = random.Random("matchjack service 1")
     t = START
     world.tick(t)
@@ -424,7 +425,7 @@ def test_a_whole_match_by_mail_and_deadlines_ends_replays_and_books_its_award_an
             if mail is None or (p, key) in answered or f"Step: {step.title}" not in mail.text:
                 continue  # no mail about this step (yet), or already answered or let pass
             answered.add((p, key))
-            if rnd.random() < (0.5 if key.endswith("-stay") else 0.6 if key == "nominate" else 0.45):
+            if rnd.random() < (0.5 if key.endswith("-stay") else 0.45):
                 movers.append((p, mail))
         if movers:
             for p, mail in movers:
@@ -458,29 +459,38 @@ def test_a_whole_match_by_mail_and_deadlines_ends_replays_and_books_its_award_an
     # the award: 2 CoLs to the winner, booked in the season ledger
     assert result["awards"] == {"cols": {winner: 2}}
     assert ledger(world, "cols") == [("SEASON", winner, 2, "award")]
-    # the signals: a death match for each player who reached 0, then the nomination
+    # no signals and no nomination (the season's step): the stored result ranks the six, the
+    # winner first, the EC last, those who reached 0 below the others
     out = [e["player"] for e in state["eliminated"]]
-    assert [s["player"] for s in result["signals"] if s["kind"] == "death-match"] == out
     assert all(state["chips"][p] == 0 for p in out)
-    nomination = result["signals"][-1]
-    assert nomination["kind"] == "nomination" and nomination["ec"] == state["final"]["ec"]
-    assert nomination["dmo"] == state["nomination"]["dmo"] and nomination["dmo"] not in (winner, nomination["ec"])
-    # a player who left the match is told by one step mail, then hears nothing but the nomination
-    # (when they are the EC) and the result (ruling 13)
+    assert result["signals"] == [] and "dmo" not in result["scores"] and "nomination" not in state
+    ranking = result["ranking"]
+    assert sorted(ranking) == sorted(PLAYERS) and ranking == G.result(state).ranking
+    assert ranking[0] == winner == result["scores"]["winner"]
+    assert ranking[-1] == state["final"]["ec"] == result["scores"]["ec"]
+    assert set(ranking[len(ranking) - len(set(out) - {winner}) :]) == set(out) - {winner}
+    assert "nominate" not in {ev.step_key for ev in stored}
+    # a player who left the match is told by one step mail, then hears nothing but the result
+    # (ruling 13)
     for e in state["eliminated"]:
         p = e["player"]
         rows = [r for r in outbox_rows(world, to_addr=f"{p}@example.test") if r.kind in ("step", "receipt")]
+        if e["told"] == "end":  # they left in the last hand: the final mail (or their receipt) tells them
+            assert rows[-1].dedupe_key == f"step:m1:final:{p}" or rows[-1].kind == "receipt", (e, rows[-1])
+            continue
         # the mail that tells them: the step mail of that step, or their own receipt when their move opened it
         told = next(i for i, r in enumerate(rows) if r.step_key == e["told"])
         after = [r.dedupe_key if r.kind == "step" else r.kind for r in rows[told + 1 :]]
-        ec = p == state["final"]["ec"]
-        allowed = {f"step:m1:final:{p}"} | ({"step:m1:nominate:" + p, "receipt"} if ec else set())
-        assert set(after) <= allowed, (e, after)
-    # every player's last mail is the final result (the EC's, when they nominated, their receipt)
+        assert set(after) <= {f"step:m1:final:{p}"}, (e, after)
+    # every player's last mail is the final result (the last mover's, their receipt): it names
+    # the EC, whom the season asks to nominate the DMO by a mail of its own
+    ec_name = state["names"][state["final"]["ec"]]
     for p in PLAYERS:
         last = world.client(p).latest()
         assert "Final result" in last.subject or "(the match is over)" in last.subject, (p, last.subject)
         assert "=== The match is over ===" in last.text and result["reason"].split(";")[0] in flat(last.text)
+        assert f"{ec_name} is the EC (elimination candidate)" in flat(last.text)
+        assert "to nominate the DMO for the death match, by a separate mail." in flat(last.text)
 
 
 @pytest.mark.parametrize("game", ["matchjack", "betting-minority"])

@@ -16,6 +16,7 @@ parts, each pure and tested:
   the Step line) and the commands written back in forms.
 * :mod:`referee.games.matchjack.engine`: the game (``GAME``), a game of concurrent steps:
   the stay step of both tables at once, then each table's betting and action turns on its
-  own (a table that has finished waits for the other), breaks after hands 5 and 10, and the
-  EC's nomination after the last hand.
+  own (a table that has finished waits for the other), breaks after hands 5 and 10; the match
+  ends with the last hand, its result ranking the six (the winner first, the EC last: the EC's
+  nomination of the DMO is the season's step).
 """

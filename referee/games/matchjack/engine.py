@@ -23,7 +23,9 @@ A hand ``h``:
    ``h<h>-<table>-done`` (kind ``wait``, no deadline). When both have finished: after hands
    5 and 10 the ``break-<h>`` step (kind ``break``, nobody acts, its deadline ends it),
    then the next hand; after hand 15, or when at most one player is left with chips, the
-   ``nominate`` step (kind ``nominate``: the EC's ``NOMINATE <player>``), then the end.
+   end: the match is over at once, its result names the winner and the EC and ranks the six
+   (``Result.ranking``). The EC's nomination of the DMO is the season's step, not the
+   match's.
 
 Chips are the match's own (``MATCH_CHIPS``), 20 each: accounts are the players,
 ``pot-main`` and ``pot-lost`` (each table's pot), ``bots`` (where the bots' antes come
@@ -38,7 +40,7 @@ State (plain JSON data)::
     seed         the match seed
     names        {player: display name} (options["names"], else the keys)
     hand         the open hand 1..15 (once over: the last hand played)
-    phase        "stay", "play", "break", "nominate" or "over"
+    phase        "stay", "play", "break" or "over"
     chips        {player: chips behind} (not in a pot)
     garnets      {player: garnets as last known} (options["holdings"], with_holdings)
     sets         {player: "Main" | "Lost" | None (eliminated)}: the set of the open hand
@@ -58,8 +60,7 @@ State (plain JSON data)::
                  discarded, and the hand as played (stay results, starting seat, betting
                  rounds, actions without their cards, later folds, the showdown); every
                  player's chips after the hand; the set moves; who left the match]
-    final        None, or once the hands are over {"winner", "ec", "eligible", "how"}
-    nomination   None, or {"dmo", "by": "ec" | "lot"}
+    final        None, or once the match is over {"winner", "ec", "how", "hands"}
     transfers    chip and garnet movements, see referee.games.base.transfer
     result       None while the match runs, else the fields of Result
 
@@ -144,7 +145,7 @@ RULE_IDS = tuple(rule.id for rule in botlib.CATALOGUE)
 ALL_BOTS = tuple(b for name in SETS for b in botlib.BOTS[name])
 ACTIONS = ("hit", "swap", "draw", "new")
 # Live minutes become hours (ruling 1): "3 minutes to decide on actions", a 10-minute break.
-STEP_HOURS = {"stay": 24.0, "bet": 12.0, "action": 12.0, "break": 24.0, "nominate": 24.0}
+STEP_HOURS = {"stay": 24.0, "bet": 12.0, "action": 12.0, "break": 24.0}
 VICTORY_POINTS = {"win": 1.0, "loss": 0.0}
 
 
@@ -189,8 +190,6 @@ def _can_guess(s: State, p: str) -> str | None:
     """Why ``p`` may not guess now (None: they may)."""
     if s["result"] is not None:
         return "The match is over; no more guesses."
-    if s["phase"] == "nominate":
-        return "The hands are over; guesses closed with the last hand."
     if _is_out(s, p):
         return "You have left the match (0 chips); you may not guess any more."
     hand_no = _guess_hand(s)
@@ -240,8 +239,6 @@ def _steps(s: State) -> tuple[Step, ...]:
         return (Step(f"h{h}-stay", "stay", tuple(_alive(s)), True, f"Hand {h}, stay or fold"),)
     if phase == "break":
         return (Step(f"break-{h}", "break", (), False, f"Break after hand {h}"),)
-    if phase == "nominate":
-        return (Step("nominate", "nominate", (s["final"]["ec"],), False, "Nomination of the DMO"),)
     found = [step for name in SETS if (step := _table_step(s, name)) is not None]
     return tuple(sorted(found, key=lambda step: step.waiting))
 
@@ -649,7 +646,7 @@ def _end_hand(s: State) -> None:
     record["eliminated"] = [e["player"] for e in s["eliminated"] if e["hand"] == h]
     s["history"].append(record)
     if h >= HANDS or len(_alive(s)) <= 1:
-        _open_nominate(s)
+        _end_match(s)
     elif h in BREAKS:
         s["phase"] = "break"
     else:
@@ -677,44 +674,64 @@ def _pick(s: State, candidates: list[str], best: bool, label: str) -> tuple[str,
     return rng(s["seed"], "lot", label).choice(still), "lot"
 
 
-def _open_nominate(s: State) -> None:
-    """The hands are over: the most chips wins; the EC is the first player to reach 0 (the
-    earliest batch; a tie there goes to the fewest chips after earlier hands, then a lot),
-    else the fewest chips. The EC nominates the DMO among the others but the winner."""
+def _rank(s: State) -> tuple[list[str], dict[str, str]]:
+    """The six from best to worst, and how the winner and the EC were picked.
+
+    The winner, first, has the most chips (``_pick``: ties by the chips after earlier
+    hands going back, then ``rng(seed, "lot", "winner")``). The others are placed from the
+    last place up by the EC's rule, applied again to whoever is left each time: the first
+    to reach 0 (the earliest batch of ``eliminated``; a tie within a batch goes to the
+    fewest chips after earlier hands, then a lot), else the fewest chips (the same ties).
+    So every player who reached 0 ranks below every player who did not, an earlier batch
+    below a later one, and the players with chips by their chips; the last is the EC, and
+    the one before them is whom the rule would name were the EC left out (a season that
+    skips an EC eliminated elsewhere takes the next one up). The lot for the last place is
+    ``rng(seed, "lot", "ec")``, for the place ``n`` above it ``rng(seed, "lot", f"place-{n}")``;
+    the winner is never among the candidates, so the lots for the most and the fewest chips
+    never pick the same player."""
     players = list(s["players"])
-    winner, how_w = _pick(s, players, True, "winner")
+    winner, how_winner = _pick(s, players, True, "winner")
     rest = [p for p in players if p != winner]
     gone = [e for e in s["eliminated"] if e["player"] != winner]
-    if gone:
-        first = min(e["batch"] for e in gone)
-        cands = [e["player"] for e in gone if e["batch"] == first]
-        if len(cands) == 1:
-            ec, how_e = cands[0], "first to 0"
+    worst_first: list[str] = []
+    how_ec = ""
+    while rest:
+        place = len(rest) + 1  # the place decided now: the worst left (the winner is place 1)
+        label = "ec" if not worst_first else f"place-{place}"
+        batches = [e for e in gone if e["player"] in rest]
+        if batches:
+            first = min(e["batch"] for e in batches)
+            tied = [e["player"] for e in batches if e["batch"] == first]
+            if len(tied) == 1:
+                p, how = tied[0], "first to 0"
+            else:
+                p, how = _pick(s, tied, False, label)
+                how = "first to 0, " + how
         else:
-            ec, how_e = _pick(s, cands, False, "ec")
-            how_e = "first to 0, " + how_e
-    else:
-        ec, how_e = _pick(s, rest, False, "ec")
-    s["phase"] = "nominate"
-    s["final"] = {
-        "winner": winner,
-        "ec": ec,
-        "eligible": [p for p in players if p not in (winner, ec)],
-        "how": {"winner": how_w, "ec": how_e},
-        "hands": s["hand"],
-    }
+            p, how = _pick(s, rest, False, label)
+        if not worst_first:
+            how_ec = how
+        worst_first.append(p)
+        rest.remove(p)
+    return [winner, *reversed(worst_first)], {"winner": how_winner, "ec": how_ec}
 
 
-def _finish(s: State, dmo: str, by: str) -> None:
-    f = s["final"]
-    winner, ec = f["winner"], f["ec"]
+def _ranking(s: State) -> list[str]:
+    """The six from best to worst as the rules rank them at the end (``_rank``): the winner
+    first, the EC last."""
+    return _rank(s)[0]
+
+
+def _end_match(s: State) -> None:
+    """The hands are over (after hand 15, or when at most one player is left with chips):
+    the match ends at once. The most chips wins (2 CoLs); the EC (elimination candidate) is
+    the last of the ranking (``_rank``). The EC's nomination of the DMO (death-match
+    opponent) is the season's next step, not the match's: the result only names the EC."""
+    ranking, how = _rank(s)
+    winner, ec = ranking[0], ranking[-1]
     names = s["names"]
-    s["nomination"] = {"dmo": dmo, "by": by}
     s["phase"] = "over"
-    signals: list[dict[str, Any]] = [
-        {"kind": "death-match", "player": e["player"], "hand": e["hand"]} for e in s["eliminated"]
-    ]
-    signals.append({"kind": "nomination", "ec": ec, "dmo": dmo, "next": "betting-minority"})
+    s["final"] = {"winner": winner, "ec": ec, "how": how, "hands": s["hand"]}
     if s["hand"] < HANDS:
         why = f"after hand {s['hand']}, when at most one player was left with chips"
     else:
@@ -723,24 +740,20 @@ def _finish(s: State, dmo: str, by: str) -> None:
         "outcome": {p: "win" if p == winner else "loss" for p in s["players"]},
         "victory_points": {p: VICTORY_POINTS["win" if p == winner else "loss"] for p in s["players"]},
         "reason": (
-            f"{names[winner]} wins with {plural(s['chips'][winner], 'chip')} {why}; {names[ec]} is the EC and "
-            + (
-                f"nominated {names[dmo]} as DMO."
-                if by == "ec"
-                else f"sent no nomination: {names[dmo]} is the DMO by lot."
-            )
+            f"{names[winner]} wins with {plural(s['chips'][winner], 'chip')} {why}; {names[ec]} is the EC "
+            "(elimination candidate) and will nominate the DMO (death-match opponent)."
         ),
         "scores": {
             "chips": dict(s["chips"]),
             "hands": s["hand"],
             "winner": winner,
             "ec": ec,
-            "dmo": dmo,
             "eliminated": [{"player": e["player"], "hand": e["hand"]} for e in s["eliminated"]],
-            "how": dict(f["how"]),
+            "how": dict(how),
         },
         "awards": {"cols": {winner: COLS}},
-        "signals": signals,
+        "signals": [],
+        "ranking": ranking,
     }
 
 
@@ -754,15 +767,15 @@ def _step_table(step: Step) -> str | None:
 
 def _mark_told(s: State) -> None:
     """Ruling 13: a player who leaves the match is told by the first step mail that opens
-    after it, at the table they were dealt at (or the next hand's, a break's or the
-    nomination's); nothing after that but the result."""
+    after it, at the table they were dealt at (or the next hand's or a break's); nothing after
+    that but the result (a player who leaves the match in its last hand is told by it)."""
     pending = [e for e in s["eliminated"] if e["told"] is None]
     if not pending:
         return
     opened = _steps(s)
     for e in pending:
         for step in opened:
-            if step.kind in ("stay", "break", "nominate") or (
+            if step.kind in ("stay", "break") or (
                 _step_table(step) == e["table"] and step.key.startswith(f"h{e['hand']}-")
             ):
                 e["told"] = step.key
@@ -791,6 +804,7 @@ class MatchJack:
             names=True,
             concurrent=True,
             reads=(GARNETS,),
+            ranked=True,  # result(state).ranking: the winner first, the EC last (_rank)
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -838,7 +852,6 @@ class MatchJack:
             "chips_after": [{p: STARTING_CHIPS for p in players}],
             "history": [],
             "final": None,
-            "nomination": None,
             "transfers": [],
             "result": None,
         }
@@ -856,7 +869,7 @@ class MatchJack:
 
     def awaiting(self, state: State) -> tuple[str, ...]:
         """Who still owes a submission in an open step: in the stay step those with no
-        choice yet; at a table the player to act; the EC in the nomination."""
+        choice yet; at a table the player to act."""
         if state["result"] is not None:
             return ()
         if state["phase"] == "stay":
@@ -871,7 +884,6 @@ class MatchJack:
         * the stay step and a break: every player still in the match;
         * a table's step (betting, action, or its waiting step): the humans dealt at that
           table in this hand (stayers and folders), still in the match;
-        * the nomination: every player still in the match and the EC;
         * and in each, a player who has just left the match (0 chips) when it is the first
           step mail after it (it tells them); nothing after that but the result."""
         if step is None:
@@ -884,8 +896,6 @@ class MatchJack:
         told = {e["player"] for e in state["eliminated"] if e["told"] == step.key}
         if step.kind in ("stay", "break"):
             base = alive
-        elif step.kind == "nominate":
-            base = alive | ({state["final"]["ec"]} if state["final"] else set())
         else:
             name = _step_table(step)
             base = set(state["tables"][name]["dealt"]) & alive if name else set()
@@ -898,7 +908,7 @@ class MatchJack:
         """See :mod:`referee.games.matchjack.grammar`. FOLD is a stay choice while the stay
         step is open, else a betting fold."""
         fold_means = "stay" if state["result"] is None and state["phase"] == "stay" else "bet"
-        return grammar.read_mail(text, fold_means=fold_means, bots=ALL_BOTS, rules=RULE_IDS, names=state["names"])
+        return grammar.read_mail(text, fold_means=fold_means, bots=ALL_BOTS, rules=RULE_IDS)
 
     def form(self, state: State, player: str) -> str:
         """The command for the player's open step, filled in with a legal choice, and its
@@ -907,10 +917,7 @@ class MatchJack:
         step = _player_step(state, player)
         if move is None or step is None:
             return ""
-        return f"{grammar.command_text(move, self._nominate_names(state))}\nStep: {step.title}\n"
-
-    def _nominate_names(self, state: State) -> dict[str, str]:
-        return {p: grammar.nominate_name(state["names"], p) for p in state["players"]}
+        return f"{grammar.command_text(move)}\nStep: {step.title}\n"
 
     def _default_move(self, state: State, player: str) -> Move | None:
         step = _player_step(state, player) if player in state["players"] else None
@@ -925,9 +932,7 @@ class MatchJack:
             t = state["tables"][_dealt_at(state, player)]
             owed = table.to_call(t["rounds"][-1], player)
             return {"bet": "check" if owed == 0 else "call"}
-        if step.kind == "action":
-            return {"action": "new"}
-        return {"nominate": state["final"]["eligible"][0]}
+        return {"action": "new"}  # an action turn (the only other step a player acts in)
 
     # ----------------------------------------------------------------- moves
 
@@ -942,12 +947,11 @@ class MatchJack:
         kind = grammar.play_kind(move)
         if kind is None:
             return reject(
-                "A move is one command: STAY, FOLD, FOLD STAYSET, a betting command, HIT, SWAP, DRAW, NEW, "
-                "NOMINATE or GUESS."
+                "A move is one command: STAY, FOLD, FOLD STAYSET, a betting command, HIT, SWAP, DRAW, NEW or GUESS."
             )
         if kind == "guess":
             return self._guess(state, player, move)
-        if _is_out(state, player) and not (kind == "nominate" and state["phase"] == "nominate"):
+        if _is_out(state, player):
             return reject("You have left the match (0 chips): you have nothing to send any more.")
         step = _player_step(state, player)
         ref = move.get("step")
@@ -959,10 +963,10 @@ class MatchJack:
                     f"{self.what_now(state, player)} Send your command again with the line 'Step: {step.title}'."
                 )
             return reject(f"Your mail answers an earlier step ({shown}), which is over. {self.what_now(state, player)}")
-        expected = {"stay": "stay", "bet": "bet", "action": "action", "nominate": "nominate"}[kind]
+        expected = {"stay": "stay", "bet": "bet", "action": "action"}[kind]
         if step is None or step.kind != expected:
             return reject(self._wrong_step(state, player, kind, step))
-        handler = {"stay": self._stay, "bet": self._bet, "action": self._action, "nominate": self._nominate}[kind]
+        handler = {"stay": self._stay, "bet": self._bet, "action": self._action}[kind]
         return handler(state, player, move)
 
     def _wrong_step(self, state: State, player: str, kind: str, step: Step | None) -> str:
@@ -970,7 +974,6 @@ class MatchJack:
             "stay": "STAY, FOLD and FOLD STAYSET answer the stay step",
             "bet": "Betting commands (CHECK, CALL, BET, RAISE, ALL IN, FOLD) answer your betting turn",
             "action": "HIT, SWAP, DRAW and NEW answer your action turn",
-            "nominate": "NOMINATE is the EC's (the elimination candidate's), once the hands are over",
         }[kind]
         if step is None:
             return f"{what}, and you have no step open now. {self.what_now(state, player)}"
@@ -1055,25 +1058,6 @@ class MatchJack:
         _mark_told(new)
         return Applied(new, True)
 
-    def _nominate(self, state: State, player: str, move: Move) -> Applied:
-        who = move.get("nominate")
-        eligible = state["final"]["eligible"]
-        if who not in eligible:
-            names = state["names"]
-            listed = ", ".join(names[p] for p in eligible)
-            shown = names.get(who, who) if isinstance(who, str) else repr(who)
-            return Applied(
-                state,
-                False,
-                f"You may not nominate {shown}: the DMO (death-match opponent) is one of {listed} (not yourself, "
-                "not the winner).",
-                changed=False,
-            )
-        new = clone(state)
-        _finish(new, who, "ec")
-        _mark_told(new)
-        return Applied(new, True)
-
     def _guess(self, state: State, player: str, move: Move) -> Applied:
         """Ruling 16: GUESS <bot> <rule id>, at any time while the hands run, once per hand; a
         first correct guess on a bot pays 3 garnets (from the season) and 6 chips (from the
@@ -1111,7 +1095,7 @@ class MatchJack:
         """Close the timed open step ``key`` (None: the only one) at its deadline (RULINGS):
         the stay step folds whoever has not chosen (they move set); a betting turn checks
         when checking is free, else folds; a missed action turn folds (out of the hand, no
-        set move); a break ends; the nomination falls to a lot among the eligible."""
+        set move); a break ends (the next hand is dealt)."""
         if state["result"] is not None:
             raise GameError("The match is over; there is no step to close.")
         timed = [step for step in _steps(state) if not step.waiting]
@@ -1157,11 +1141,8 @@ class MatchJack:
                 _eliminate(new, [p])
             _advance(new, name)
             _after_tables(new)
-        elif step.kind == "break":
+        else:  # a break
             _start_hand(new, new["hand"] + 1)
-        else:
-            eligible = new["final"]["eligible"]
-            _finish(new, rng(new["seed"], "lot", "dmo").choice(eligible), "lot")
         _mark_told(new)
         return new
 
@@ -1190,7 +1171,7 @@ class MatchJack:
         """One sentence: what ``player`` may do now."""
         if state["result"] is not None:
             return "The match is over."
-        if _is_out(state, player) and state["phase"] != "nominate":
+        if _is_out(state, player):
             return "You have left the match (0 chips); you have nothing to send."
         step = _player_step(state, player)
         guess = "" if _can_guess(state, player) else " You may also GUESS <bot> <rule id> (once per hand)."
@@ -1212,18 +1193,11 @@ class MatchJack:
         if step.kind == "bet":
             t = state["tables"][_dealt_at(state, player)]
             return table.describe_legal(t["rounds"][-1], state["chips"], player) + guess
-        if step.kind == "action":
-            t = state["tables"][_dealt_at(state, player)]
-            text = "Take one action: HIT, SWAP UP, SWAP DOWN, DRAW 1, DRAW 2 or NEW."
-            if not t["pile"] and not t["spent"]:
-                text += " The pile is empty and nothing is spent: HIT, DRAW and NEW change nothing."
-            return text + guess
-        names = state["names"]
-        listed = ", ".join(names[p] for p in state["final"]["eligible"])
-        return (
-            f"As the EC (elimination candidate), name the DMO (death-match opponent): NOMINATE <player>, "
-            f"one of {listed}."
-        )
+        t = state["tables"][_dealt_at(state, player)]  # an action turn
+        text = "Take one action: HIT, SWAP UP, SWAP DOWN, DRAW 1, DRAW 2 or NEW."
+        if not t["pile"] and not t["spent"]:
+            text += " The pile is empty and nothing is spent: HIT, DRAW and NEW change nothing."
+        return text + guess
 
     def _legal(self, state: State, player: str) -> dict[str, Any] | None:
         step = _player_step(state, player)
@@ -1236,16 +1210,14 @@ class MatchJack:
             t = state["tables"][_dealt_at(state, player)]
             legal = table.legal_actions(t["rounds"][-1], state["chips"], player)
             return {"kind": "bet", **(legal or {})}
-        if step.kind == "action":
-            t = state["tables"][_dealt_at(state, player)]
-            return {
-                "kind": "action",
-                "commands": ["HIT", "SWAP UP", "SWAP DOWN"]
-                + [f"DRAW {i + 1}" for i in range(len(t["hands"][player]))]
-                + ["NEW"],
-                "pile_empty": not t["pile"] and not t["spent"],
-            }
-        return {"kind": "nominate", "eligible": list(state["final"]["eligible"])}
+        t = state["tables"][_dealt_at(state, player)]  # an action turn
+        return {
+            "kind": "action",
+            "commands": ["HIT", "SWAP UP", "SWAP DOWN"]
+            + [f"DRAW {i + 1}" for i in range(len(t["hands"][player]))]
+            + ["NEW"],
+            "pile_empty": not t["pile"] and not t["spent"],
+        }
 
     def _table_view(self, state: State, name: str, viewer: str | None) -> dict[str, Any]:
         t = state["tables"][name]
@@ -1337,7 +1309,6 @@ class MatchJack:
             "rewards": list(state["rewards"]),
             "history": state["history"],
             "final": state["final"],
-            "nomination": state["nomination"],
             "result": state["result"],
             "you": player,
         }
@@ -1392,8 +1363,6 @@ class MatchJack:
         tail = f"hands finished: {done} of {HANDS}"
         if f is not None:
             tail += f"; winner {state['names'][f['winner']]}, EC {state['names'][f['ec']]}"
-        if state["nomination"] is not None:
-            tail += f", DMO {state['names'][state['nomination']['dmo']]}"
         lines.append(tail)
         return lines
 
@@ -1431,7 +1400,7 @@ class MatchJack:
                     moves.append({"bet": "raise-to", "to": rnd.randint(r["to_min"], min(r["to_max"], r["to_min"] + 3))})
             if rnd.random() < 0.1:
                 moves.append({"bet": rnd.choice(["all-in", "call"])})
-        elif step.kind == "action":
+        else:  # an action turn
             size = len(state["tables"][_dealt_at(state, player)]["hands"][player])
             every = [
                 {"action": "hit"},
@@ -1441,12 +1410,9 @@ class MatchJack:
                 {"action": "new"},
             ]
             moves = rnd.sample(every, 3)
-        else:
-            eligible = state["final"]["eligible"]
-            moves = [{"nominate": p} for p in rnd.sample(eligible, min(2, len(eligible)))]
         ref = grammar.reference(step.title)
         moves = [{**m, "step": ref} if rnd.random() < 0.3 else m for m in moves]
-        if step.kind != "nominate" and _can_guess(state, player) is None and rnd.random() < 0.2:
+        if _can_guess(state, player) is None and rnd.random() < 0.2:
             moves.append({"guess": {"bot": rnd.choice(ALL_BOTS), "rule": rnd.choice(RULE_IDS)}})
         return moves
 

@@ -24,22 +24,21 @@ that is not a command is listed as ignored::
     SWAP UP    SWAP DOWN     (also SWAP FACE UP, SWAP FACE-DOWN, SWAP UP CARD)
     DRAW n                   replace your card at position n (DRAW 2, DRAW CARD 2, DRAW #2)
     NEW                      (also NEW CARD)
-    NOMINATE <player>        the EC's nomination: a season id or a name, case and
-                             accents ignored (a name may be given by its first words)
     GUESS <bot> <rule id>    GUESS Alpha odd-hitter (also GUESS alpha Odd Hitter)
 
 Text after a complete command is ignored and listed (``STAY, good luck``, ``HIT me
 please``). A line that begins with STAY, FOLD, CHECK, CALL, ALL IN, HIT, NEW or BET
 followed directly by other words is prose (``Call me tomorrow``, ``New idea``), ignored
-and listed. A line beginning with RAISE, SWAP, DRAW, NOMINATE or GUESS must hold a
-readable command (``DRAW a card`` is an error). Two play commands, or two guesses, are an
-error naming both.
+and listed. A line beginning with RAISE, SWAP, DRAW or GUESS must hold a readable command
+(``DRAW a card`` is an error). Two play commands, or two guesses, are an error naming both.
+Any other line is no command (ignored and listed; ``NOMINATE Bob`` too: the nomination of
+the DMO is the season's, not the match's).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from referee.games.base import Move, NoMoves, Parsed, ParseError
@@ -54,11 +53,10 @@ from referee.games.betting import (
     _shown,
     turn_reference,
 )
-from referee.games.betting_minority import normal_name
 from referee.games.lines import clean_line
 from referee.games.matchjack import table
 
-PLAY_KEYS = ("stay", "bet", "action", "nominate")
+PLAY_KEYS = ("stay", "bet", "action")
 _OPENERS = "([\u2013\u2014"
 
 
@@ -75,9 +73,9 @@ def _alnum(text: str) -> str:
 # --------------------------------------------------------------------------- writing moves
 
 
-def command_text(move: Move, names: Mapping[str, str] | None = None) -> str:
+def command_text(move: Move) -> str:
     """A move as a mail command: ``STAY``, ``FOLD STAYSET``, ``RAISE TO 6``, ``SWAP UP``,
-    ``DRAW 2``, ``GUESS Alpha odd-hitter``, ``NOMINATE Ann Lee``."""
+    ``DRAW 2``, ``GUESS Alpha odd-hitter``."""
     if "stay" in move:
         return {"stay": "STAY", "fold": "FOLD", "stayset": "FOLD STAYSET"}[move["stay"]]
     if "bet" in move:
@@ -91,58 +89,14 @@ def command_text(move: Move, names: Mapping[str, str] | None = None) -> str:
         return str(kind).upper()
     if "guess" in move:
         return f"GUESS {move['guess']['bot']} {move['guess']['rule']}"
-    if "nominate" in move:
-        who = move["nominate"]
-        return f"NOMINATE {who if names is None else names.get(who, who)}"
     raise ValueError(f"not a MatchJack move: {move!r}")
-
-
-# --------------------------------------------------------------------------- naming players
-
-
-def find_player(names: Mapping[str, str], written: str, line: str) -> str:
-    """The player a mail names: by season id or name, without regard to case or accents; a
-    name may also be given by its first words (``Ann`` for ``Ann Lee``) when no name is
-    exactly that; a season id wins over a name. No match, or more than one, is a
-    :class:`ParseError` listing the candidates."""
-    wanted = normal_name(written)
-    if not wanted:
-        raise ParseError("Name the player: a season id or a name", line)
-    tiers = (
-        lambda p: normal_name(p) == wanted,
-        lambda p: normal_name(names.get(p, p)) == wanted,
-        lambda p: (normal_name(names.get(p, p)) + " ").startswith(wanted + " "),
-    )
-    found: list[str] = []
-    for matches in tiers:
-        found = [p for p in names if matches(p)]
-        if found:
-            break
-    if len(found) == 1:
-        return found[0]
-    listed = ", ".join(f"{names[p]} ({p})" for p in (found or list(names)))
-    if not found:
-        raise ParseError(f"No player is called {written!r}. The players are: {listed}", line)
-    raise ParseError(f"{written!r} could be any of {len(found)} players: {listed}. Write the season id", line)
-
-
-def nominate_name(names: Mapping[str, str], player: str) -> str:
-    """What a form writes after NOMINATE for ``player``: the name when it reads back as that
-    player, else the season id."""
-    name = names.get(player, player)
-    try:
-        if find_player(names, name, name) == player:
-            return name
-    except ParseError:
-        pass
-    return player
 
 
 # --------------------------------------------------------------------------- reading
 
 
-# an underscore between two letters separates words, as it always did here (FOLD_STAYSET, HIT_ME,
-# Bob_Ray); one next to a digit stays, so 1_0 is an error and never 10
+# an underscore between two letters separates words, as it always did here (FOLD_STAYSET,
+# HIT_ME); one next to a digit stays, so 1_0 is an error and never 10
 _JOINED_WORDS = re.compile(r"(?<=[^\W\d_])_+(?=[^\W\d_])")
 
 
@@ -261,12 +215,10 @@ def read_mail(
     fold_means: str,
     bots: Sequence[str],
     rules: Sequence[str],
-    names: Mapping[str, str],
-    find: Callable[[Mapping[str, str], str, str], str] = find_player,
 ) -> Parsed:
     """Read a mail (see the module docstring). ``fold_means`` is ``"stay"`` while the stay
     step is open (FOLD is then a stay choice), else ``"bet"``; ``bots`` and ``rules`` are the
-    bot names and rule ids a GUESS may name; ``names`` {player: name} for NOMINATE."""
+    bot names and rule ids a GUESS may name."""
     ignored: list[str] = []
     play: tuple[Move, str, int] | None = None
     guess: tuple[Move, str, int] | None = None
@@ -343,16 +295,6 @@ def read_mail(
             move, rest = _read_swap(words, line)
         elif head == "draw":
             move, rest = _read_draw(words, line)
-        elif head == "nominate":
-            who = " ".join(words[1:])
-            for stop in ",;(":
-                who = who.split(stop, 1)[0]
-            who = who.strip().rstrip(_TRAIL)
-            if not who:
-                raise ParseError(
-                    "NOMINATE needs the player you name as DMO (death-match opponent): NOMINATE <name>", line
-                )
-            move = {"nominate": find(names, who, line)}
         elif head == "guess":
             if guess is not None:
                 raise ParseError(
@@ -377,8 +319,8 @@ def read_mail(
             ignored.append(rest)
     if play is None and guess is None:
         raise NoMoves(
-            "I found no command (STAY, FOLD, CHECK, CALL, BET, RAISE, ALL IN, HIT, SWAP, DRAW, NEW, NOMINATE "
-            "or GUESS) in your mail",
+            "I found no command (STAY, FOLD, CHECK, CALL, BET, RAISE, ALL IN, HIT, SWAP, DRAW, NEW or GUESS) "
+            "in your mail",
             None,
         )
     found: list[tuple[int, Move]] = []
@@ -392,13 +334,13 @@ def read_mail(
     return Parsed([m for _, m in sorted(found, key=lambda pair: pair[0])], ignored)
 
 
-def describe_parsed(moves: Sequence[Move], names: Mapping[str, str] | None = None) -> list[str]:
+def describe_parsed(moves: Sequence[Move]) -> list[str]:
     """The commands of parsed moves, for receipts."""
-    return [command_text({k: v for k, v in m.items() if k != "step"}, names) for m in moves]
+    return [command_text({k: v for k, v in m.items() if k != "step"}) for m in moves]
 
 
 def play_kind(move: Any) -> str | None:
-    """Which play command a move is (``"stay"``, ``"bet"``, ``"action"``, ``"nominate"``),
+    """Which play command a move is (``"stay"``, ``"bet"``, ``"action"``),
     ``"guess"`` for a guess, None when it is none or several."""
     if not isinstance(move, dict):
         return None

@@ -1,0 +1,279 @@
+"""The season frame: what follows a match's end, and who may sit at a match's start.
+
+RULINGS, "Seasons", read so:
+
+* A **main match** (``Match.kind == "main"``) ends with a ranking (``Result.ranking``). Its
+  EC is the last of it who is still live (a two-player main match: its loser only; when
+  that player is already eliminated, no nomination follows). Its winner is the first.
+* The EC's **nomination** of the DMO is a match of its own (the game ``nomination``,
+  :mod:`referee.games.nomination`), created here when the main match ends and started by
+  the clock at once: seats, the EC and the eligible players (the live players but the EC
+  and the winner, in the season's order). No eligible player: the winner is the DMO (the
+  season's final) and the death match follows at once.
+* The **death match** is created when the nomination ends, and starts after the season's
+  gap: the game the main match names, else the next of the season's rotation (in the
+  order death matches are created); the EC in the first seat, the DMO in the second (and
+  the game's ``dmo`` option, where it has one); a game with more seats (Betting Minority)
+  gets the other live players drawn by lot, filled up with the silent participants in the
+  season file's order.
+* The death match's **loser** (the last of its ranking) is eliminated: plays no later
+  match of the season. A match of ``seating == "live"`` takes the live players at its
+  start; a match that would seat an eliminated player does not start (its problem says
+  why, as for any start that fails).
+
+Nothing here writes mail: the matches it creates are scheduled, and the clock starts them
+and tells their players, as it does every match. Every lot is drawn from the season's seed
+(``Season.settings["frame"]["seed"]``) and the match it is for, so it is the same however
+often it is drawn.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from referee.games import GAMES
+from referee.games.base import GameError, rng
+from referee.store.models import Match, Player, Season, Seat
+from referee.timefmt import iso
+
+__all__ = ["DEATH", "MAIN", "NOMINATION", "SeasonFrame", "live_players"]
+
+log = logging.getLogger("referee")
+
+MAIN, NOMINATION, DEATH = "main", "nomination", "death"
+KEY_ROOM = 48  # of a main match's key in the keys of the matches that follow it (64 at most)
+
+
+def live_players(session: Session, season_id: int) -> list[Player]:
+    """The season's live players, in the season's order: every player with an address (a
+    player without one is a silent participant, no season player) not yet eliminated."""
+    return list(
+        session.scalars(
+            select(Player)
+            .where(Player.season_id == season_id, Player.email.is_not(None), Player.eliminated_at.is_(None))
+            .order_by(Player.id)
+        )
+    )
+
+
+def frame_of(season: Season) -> dict[str, Any]:
+    """The season's frame settings (as :meth:`referee.config.FrameSpec.settings` stores them)."""
+    return (season.settings or {}).get("frame") or {}
+
+
+class SeasonFrame:
+    """Called by the match book inside its caller's unit of work: :meth:`seat` before a match
+    starts, :meth:`finished` when one ends."""
+
+    # ------------------------------------------------------------------ at a start
+
+    def seat(self, session: Session, match: Match) -> None:
+        """Seat a match of live seats with the season's live players; refuse (a GameError,
+        the match's problem) a start that would seat an eliminated player."""
+        if match.seating == "live":
+            self._seat_live(session, match)
+        out = [seat.player for seat in match.seats if seat.player.eliminated_at is not None]
+        if out:
+            who = out[0]
+            raise GameError(
+                f"{who.name} was eliminated in {who.eliminated_in}: an eliminated player plays no later "
+                "match of the season (change the seats in the season file and load it again)"
+            )
+
+    @staticmethod
+    def _seat_live(session: Session, match: Match) -> None:
+        game = GAMES[match.game]
+        live = live_players(session, match.season_id)
+        if not game.min_players <= len(live) <= game.max_players:
+            need = (
+                str(game.min_players)
+                if game.min_players == game.max_players
+                else f"{game.min_players} to {game.max_players}"
+            )
+            raise GameError(
+                f"{game.title} needs {need} players, and the season has {len(live)} live players "
+                f"({', '.join(p.name for p in live) or 'none'})"
+            )
+        if [seat.player_id for seat in match.seats] == [p.id for p in live]:
+            return  # seated by an earlier try of this start
+        for seat in list(match.seats):
+            session.delete(seat)
+        session.flush()
+        session.expire(match, ["seats"])
+        for position, player in enumerate(live):
+            session.add(Seat(match_id=match.id, player_id=player.id, position=position))
+        session.flush()
+        session.expire(match, ["seats"])
+
+    # ------------------------------------------------------------------ at an end
+
+    def finished(self, session: Session, match: Match, at: datetime) -> None:
+        """What follows ``match``, which has just ended at ``at``."""
+        if match.result is None:
+            return
+        if match.kind == MAIN:
+            self._after_main(session, match, at)
+        elif match.kind == NOMINATION:
+            self._after_nomination(session, match, at)
+        elif match.kind == DEATH:
+            self._after_death(session, match, at)
+
+    def _after_main(self, session: Session, main: Match, at: datetime) -> None:
+        ranking = list(main.result.get("ranking") or [])
+        if not ranking:
+            log.warning("main match %s ended without a ranking: no nomination follows", main.key)
+            return
+        live = live_players(session, main.season_id)
+        live_keys = {p.key for p in live}
+        # a two-player main match: its loser only; more players: the last still live (RULINGS)
+        candidates = [ranking[-1]] if len(ranking) == 2 else list(reversed(ranking))
+        ec = next((p for p in candidates if p in live_keys), None)
+        if ec is None:
+            log.info("main match %s: its EC is already eliminated: no nomination follows", main.key)
+            return
+        winner = next((p for p in ranking if p != ec), None)
+        eligible = [p for p in live if p.key not in (ec, winner)]
+        by_key = {p.key: p for p in live}
+        season = main.season
+        frame = frame_of(season)
+        if not eligible:
+            if winner in live_keys:  # the season's final: the winner is the DMO
+                log.info("main match %s: nobody else is live, so %s is the DMO (the final)", main.key, winner)
+                self._death_match(session, main, main, by_key[ec], by_key[winner], at)
+            return
+        title = GAMES[main.game].title
+        timing = {
+            "steps": {"nominate": frame.get("nomination", 86400), "col": frame.get("nomination", 86400)},
+            "reminders": list(main.timing.get("reminders", [])),
+        }
+        nomination = Match(
+            season_id=main.season_id,
+            key=f"{main.key[:KEY_ROOM]}-nomination",
+            game=NOMINATION,
+            seed=_seed(frame, NOMINATION, main.key),
+            options={
+                "winner": winner,
+                "winner_name": _name(main, winner),
+                "main": f"{title} match {main.key}",
+                "col": bool(frame.get("cols", True)),
+            },
+            timing=timing,
+            starts_at=at,
+            status="scheduled",
+            state=None,
+            kind=NOMINATION,
+            follows=main,
+        )
+        self._add(session, nomination, [by_key[ec], *eligible])
+        log.info("main match %s: %s is the EC and nominates the DMO (match %s)", main.key, ec, nomination.key)
+
+    def _after_nomination(self, session: Session, nomination: Match, at: datetime) -> None:
+        scores = nomination.result.get("scores") or {}
+        players = {seat.player.key: seat.player for seat in nomination.seats}
+        ec, dmo = players.get(scores.get("ec")), players.get(scores.get("dmo"))
+        if ec is None or dmo is None:
+            return
+        if ec.eliminated_at is not None:  # the nomination lapses (RULINGS)
+            log.info(
+                "nomination %s: the EC %s was eliminated meanwhile: no death match follows", nomination.key, ec.key
+            )
+            return
+        main = nomination.follows or nomination
+        self._death_match(session, main, nomination, ec, dmo, at)
+
+    def _death_match(
+        self, session: Session, main: Match, follows: Match, ec: Player, dmo: Player, at: datetime
+    ) -> None:
+        season = main.season
+        frame = frame_of(season)
+        name = (frame.get("death_match") or {}).get(main.key)
+        if name is None:
+            rotation = frame.get("death_matches") or []
+            if not rotation:
+                log.warning("main match %s: the season names no death match: none follows", main.key)
+                return
+            made = session.scalar(
+                select(func.count()).select_from(Match).where(Match.season_id == main.season_id, Match.kind == DEATH)
+            )
+            name = rotation[(made or 0) % len(rotation)]
+        game = GAMES[name]
+        timing = (frame.get("timing") or {}).get(name) or {}
+        options = dict(timing.get("options") or {})
+        if "dmo" in game.game_type.options:
+            options["dmo"] = dmo.key
+        key = f"{main.key[:KEY_ROOM]}-death"
+        seats = [ec, dmo, *self._participants(session, season, game, key, ec, dmo)]
+        starts = at + timedelta(seconds=float(frame.get("gap", 0)))
+        death = Match(
+            season_id=main.season_id,
+            key=key,
+            game=name,
+            seed=_seed(frame, DEATH, main.key),
+            options=options,
+            timing={
+                "steps": dict(timing.get("steps") or {k: h * 3600 for k, h in game.step_kinds.items()}),
+                "reminders": list(timing.get("reminders") or []),
+            },
+            starts_at=starts,
+            status="scheduled",
+            state=None,
+            kind=DEATH,
+            follows=follows,
+        )
+        self._add(session, death, seats)
+        log.info("death match %s (%s): %s (EC) against %s (DMO), starts %s", key, name, ec.key, dmo.key, iso(starts))
+
+    @staticmethod
+    def _participants(session: Session, season: Season, game: Any, key: str, ec: Player, dmo: Player) -> list[Player]:
+        """The seats beyond the EC's and the DMO's (Betting Minority's participants): the other
+        live players drawn by lot, filled up with the silent participants in the file's order."""
+        room = game.max_players - 2 if game.game_type.silent_roles else 0
+        if room <= 0:
+            return []
+        others = [p for p in live_players(session, season.id) if p.id not in (ec.id, dmo.id)]
+        frame = frame_of(season)
+        drawn = rng(frame.get("seed", 0), "participants", key).sample(others, min(room, len(others)))
+        silent_keys = list(frame.get("silent") or [])
+        silent = {
+            p.key: p
+            for p in session.scalars(select(Player).where(Player.season_id == season.id, Player.key.in_(silent_keys)))
+        }
+        fill = [silent[k] for k in silent_keys if k in silent][: room - len(drawn)]
+        return [*drawn, *fill]
+
+    def _after_death(self, session: Session, death: Match, at: datetime) -> None:
+        ranking = list(death.result.get("ranking") or [])
+        outcome = death.result.get("outcome") or {}
+        loser = ranking[-1] if ranking else next((p for p, o in outcome.items() if o == "loss"), None)
+        player = next((seat.player for seat in death.seats if seat.player.key == loser), None)
+        if player is None or player.eliminated_at is not None:
+            return
+        player.eliminated_at, player.eliminated_in = at, death.key
+        log.info("death match %s: %s is eliminated", death.key, player.key)
+
+    @staticmethod
+    def _add(session: Session, match: Match, players: list[Player]) -> None:
+        """A match that follows another, with its seats; the clock starts it when it is due."""
+        if session.scalar(select(Match.id).where(Match.key == match.key)) is not None:
+            log.warning("match %s exists already: not created again", match.key)
+            return
+        session.add(match)
+        session.flush()
+        for position, player in enumerate(players):
+            session.add(Seat(match_id=match.id, player_id=player.id, position=position))
+        session.flush()
+
+
+def _name(match: Match, key: str | None) -> str | None:
+    return next((seat.player.name for seat in match.seats if seat.player.key == key), key)
+
+
+def _seed(frame: dict[str, Any], what: str, key: str) -> int:
+    """A seed for a match the season creates: from the season's seed, what it is and the
+    main match it follows (the same however often it is drawn)."""
+    return rng(frame.get("seed", 0), what, key).getrandbits(62)

@@ -1,0 +1,253 @@
+"""The season frame through the real service, by mail (RULINGS, "Seasons"): a main match
+ends; its EC is mailed a nomination; a nominee uses a CoL; the EC nominates again; the
+death match is created with the EC and the DMO in their seats and starts after the gap;
+its loser is eliminated, and a later main match of the live players seats only the live.
+On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from referee.games import GAMES
+from referee.standings import season_standings
+from referee.store.models import LedgerEntry, Match, Player
+
+from .harness import START, World
+
+HOUR = timedelta(hours=1)
+NAMES = {"alice": "Alice", "bob": "Bob", "carol": "Carol", "dave": "Dave", "erin": "Erin"}
+
+
+def frame_season(**season) -> dict:
+    return {
+        "season": {
+            "id": "test",
+            "name": "Test season",
+            "starting_chips": 200,
+            "seed": 11,
+            "death_matches": ["indian-poker"],
+            "death_match_gap": "2h",
+            "nomination_length": "6h",
+            **season,
+        },
+        "games": {"indian-poker": {"phase_length": "1h"}},
+        "players": [
+            {"id": key, "name": name, "email": f"{key}@example.test", "timezone": "UTC"} for key, name in NAMES.items()
+        ],
+        "matches": [
+            {
+                "id": "main1",
+                "game": "stationary-roulette",
+                "kind": "main",
+                "players": ["alice", "bob"],
+                "start": START.isoformat(),
+                "seed": 1,
+                "phase_length": "1h",
+                "reminders": [],
+            },
+        ],
+    }
+
+
+@pytest.fixture
+def world(tmp_path, db_url):
+    w = World(tmp_path, db_url, frame_season())
+    for key in ("carol", "dave", "erin"):
+        w.clients[key] = w.clients["alice"].__class__(
+            f"{key}@example.test",
+            NAMES[key],
+            w.config.mail.outbox / f"{key}@example.test",
+            w.config.mail.inbox,
+        )
+    yield w
+    w.store.dispose()
+
+
+def match(world: World, key: str) -> Match | None:
+    with world.store.unit_of_work() as session:
+        found = session.scalar(select(Match).where(Match.key == key))
+        if found is not None:
+            _ = [seat.player.key for seat in found.seats]
+        return found
+
+
+def seats(world: World, key: str) -> list[str]:
+    with world.store.unit_of_work() as session:
+        found = session.scalar(select(Match).where(Match.key == key))
+        return [seat.player.key for seat in found.seats]
+
+
+def grant_col(world: World, key: str) -> None:
+    with world.store.unit_of_work() as session:
+        season_id = session.scalar(select(Player.season_id).where(Player.key == key))
+        session.add(
+            LedgerEntry(
+                season_id=season_id,
+                match_id=None,
+                seq=None,
+                from_account="SEASON",
+                to_account=key,
+                amount=1,
+                reason="test grant",
+                at=START,
+                currency="cols",
+            )
+        )
+
+
+def play_main_out(world: World) -> Match:
+    """Every step of the main match closes at its deadline (11 steps of an hour)."""
+    world.tick(START)
+    world.tick(START + 11 * HOUR)
+    main = match(world, "main1")
+    assert main.status == "finished", main.status
+    return main
+
+
+def test_a_main_match_ends_with_a_nomination_the_ec_answers_and_a_death_match_follows(world):
+    grant_col(world, "carol")
+    main = play_main_out(world)
+    ranking = main.result["ranking"]
+    ec, winner = ranking[-1], ranking[0]
+    ended = main.finished_at
+
+    nomination = match(world, "main1-nomination")
+    assert nomination is not None and nomination.status == "running"
+    assert nomination.kind == "nomination" and nomination.starts_at == ended
+    # the EC first, then the live players but the EC and the winner, in the season's order
+    assert seats(world, "main1-nomination") == [ec, "carol", "dave", "erin"]
+    assert nomination.deadline == ended + 6 * HOUR
+
+    mail = about(world, ec, "nominate your DMO")
+    assert "Carol, Dave and Erin" in mail.text.replace("\n", " ")
+    assert NAMES[winner] in mail.text  # named as the one who may not be nominated
+    assert all(len(line) <= 78 for line in mail.text.splitlines())
+
+    # the EC nominates Carol, who holds a CoL: Carol is asked, the EC is told
+    world.client(ec).reply(mail, "NOMINATE carol\n" + _step_line(mail), ended + HOUR)
+    world.tick(ended + HOUR)
+    receipt = about(world, ec, "Received")
+    assert "holds 1 CoL" in receipt.text.replace("\n", " ")
+    asked = about(world, "carol", "use a CoL")
+    world.client("carol").reply(asked, "USE COL\n" + _step_line(asked), ended + 2 * HOUR)
+    world.tick(ended + 2 * HOUR)
+    assert "You used a CoL" in about(world, "carol", "Received").text
+
+    # the EC nominates again, among the rest
+    again = about(world, ec, "nominate your DMO")
+    assert again.message["Message-ID"] != mail.message["Message-ID"]
+    assert "Carol" not in again.text.split("You may nominate")[1].split(".")[0]
+    world.client(ec).reply(again, "NOMINATE Dave\n" + _step_line(again), ended + 3 * HOUR)
+    world.tick(ended + 3 * HOUR)
+    nomination = match(world, "main1-nomination")
+    assert nomination.status == "finished"
+    assert nomination.result["scores"] == {"ec": ec, "dmo": "dave", "by": "ec", "winner": winner}
+    with world.store.unit_of_work() as session:
+        cols = session.scalars(
+            select(LedgerEntry).where(LedgerEntry.currency == "cols", LedgerEntry.to_account == "SEASON")
+        ).all()
+        assert [(c.from_account, c.amount) for c in cols] == [("carol", 1)]
+
+    # the death match: Indian Poker, the EC first, the DMO second and named as the DMO
+    death = match(world, "main1-death")
+    assert death.kind == "death" and death.game == "indian-poker" and death.status == "scheduled"
+    assert seats(world, "main1-death") == [ec, "dave"]
+    assert death.options["dmo"] == "dave"
+    assert death.starts_at == ended + 5 * HOUR  # two hours after the nomination ended
+    told = about(world, "dave", "The DMO is Dave")
+    assert "Indian Poker" in told.text and "main1-death" in told.text
+
+    # it starts after the gap, and its loser is eliminated
+    world.tick(ended + 5 * HOUR)
+    assert match(world, "main1-death").status == "running"
+    world.tick(ended + 500 * HOUR)
+    death = match(world, "main1-death")
+    assert death.status == "finished"
+    loser = death.result["ranking"][-1]
+    with world.store.unit_of_work() as session:
+        out = session.scalar(select(Player).where(Player.key == loser))
+        assert out.eliminated_in == "main1-death" and out.eliminated_at == death.finished_at
+        live = session.scalars(select(Player.key).where(Player.eliminated_at.is_(None))).all()
+        assert sorted(live) == sorted(k for k in NAMES if k != loser)
+
+    # the standings: the eliminated last, with the match; victory points from the main match
+    # only (the death match gives none); a nomination is no match played
+    _, rows = season_standings(world.store)
+    assert rows[-1].player == loser and rows[-1].eliminated_in == "main1-death"
+    assert all(r.eliminated_in is None for r in rows[:-1])
+    points = main.result["victory_points"]
+    assert {r.player: r.victory_points for r in rows} == {k: points.get(k, 0.0) for k in NAMES}
+    assert {r.player: r.played for r in rows} == {
+        "alice": 1 + (ec == "alice"),
+        "bob": 1 + (ec == "bob"),
+        "carol": 0,
+        "dave": 1,
+        "erin": 0,
+    }
+
+
+def test_the_nomination_times_out_to_a_lot_among_the_eligible(world):
+    main = play_main_out(world)
+    ended = main.finished_at
+    world.tick(ended + 6 * HOUR)
+    nomination = match(world, "main1-nomination")
+    assert nomination.status == "finished" and nomination.result["scores"]["by"] == "lot"
+    dmo = nomination.result["scores"]["dmo"]
+    assert dmo in ("carol", "dave", "erin")
+    assert seats(world, "main1-death")[1] == dmo
+
+
+def test_an_eliminated_player_sits_at_no_later_match_and_live_seats_take_the_live(tmp_path, db_url):
+    season = frame_season()
+    season["matches"].append(
+        {
+            "id": "main2",
+            "game": "stationary-roulette",
+            "kind": "main",
+            "players": ["alice", "carol"],
+            "start": (START + 100 * HOUR).isoformat(),
+            "seed": 2,
+        }
+    )
+    w = World(tmp_path, db_url, season)
+    try:
+        with w.store.unit_of_work() as session:
+            alice = session.scalar(select(Player).where(Player.key == "alice"))
+            alice.eliminated_at, alice.eliminated_in = START, "main0-death"
+        w.tick(START + 100 * HOUR)
+        main2 = match(w, "main2")
+        assert main2.status == "scheduled"
+        assert "Alice was eliminated in main0-death" in main2.problem
+    finally:
+        w.store.dispose()
+
+
+def test_a_season_file_refuses_a_frame_it_cannot_run(tmp_path):
+    from referee.config import ConfigError, parse_season
+
+    season = frame_season(death_matches=[])
+    with pytest.raises(ConfigError, match="needs the death match that follows it"):
+        parse_season(season, "t")
+    season = frame_season(death_matches=["stationary-roulette"])
+    with pytest.raises(ConfigError, match="no death-match game"):
+        parse_season(season, "t")
+    season = frame_season()
+    season["matches"][0]["game"] = "nomination"
+    with pytest.raises(ConfigError, match="the season's own step"):
+        parse_season(season, "t")
+    season = frame_season(death_matches=["betting-minority"])
+    with pytest.raises(ConfigError, match="may need 7 silent participants"):
+        parse_season(season, "t")
+    assert GAMES["nomination"].game_type.season_step
+
+
+def about(world: World, key: str, subject: str):
+    """``key``'s latest mail whose subject says ``subject``."""
+    return [m for m in world.client(key).all() if subject in m.subject][-1]
+
+
+def _step_line(mail) -> str:
+    return next(line for line in mail.text.splitlines() if line.startswith("Step:"))
