@@ -779,6 +779,15 @@ MATCH_KEYS = frozenset(
 MAIN = "main"
 
 
+def parse_seed(value: Any, where: str) -> tuple[int, bool]:
+    """A seed from a season file: (the seed, whether the file gave it); one drawn if not."""
+    if value is None:
+        return secrets.randbits(62), False
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+        raise ConfigError(f"{where}: seed must be a whole number from 0 to 2^63-1, got {value!r}")
+    return value, True
+
+
 def death_game(game: Any) -> bool:
     """Can ``game`` be a death match? (``GameType.death_match``: its first two seats are the
     EC's and the DMO's; any further seats are silent participants.)"""
@@ -820,12 +829,7 @@ def parse_frame(
 
     PLAYABLE = playable()
     swhere = f"{where} [season]"
-    seed = season.get("seed")
-    seed_given = seed is not None
-    if seed is None:
-        seed = secrets.randbits(62)
-    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-        raise ConfigError(f"{swhere}: seed must be a whole number from 0 to 2^63-1, got {seed!r}")
+    seed, seed_given = parse_seed(season.get("seed"), swhere)
     deaths = season.get("death_matches", [])
     if isinstance(deaths, str):
         deaths = [deaths]
@@ -1075,12 +1079,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
             start = season_start
         else:
             raise ConfigError(f"{mwhere}: missing 'start' (or set start in [season])")
-        seed = m.get("seed")
-        seed_given = seed is not None
-        if seed is None:
-            seed = secrets.randbits(62)
-        elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise ConfigError(f"{mwhere}: seed must be a whole number from 0 to 2^63-1, got {seed!r}")
+        seed, seed_given = parse_seed(m.get("seed"), mwhere)
 
         gtable = games.get(gname, {})
         steps, reminders = game_timing(game, gname, gtable, season, m, where=where, mwhere=mwhere)

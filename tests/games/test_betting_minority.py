@@ -50,7 +50,6 @@ from referee.games.betting_minority import (
     make_lists,
     normal_name,
     payout,
-    ranking,
     resolve_sends,
     room_counts,
     room_winners,
@@ -1051,13 +1050,6 @@ def test_ruling_17_dmo_at_0_after_the_payout_the_ec_wins_without_its_k5_loss() -
 # --------------------------------------------------------------------------- ruling 20: the ranking
 
 
-def lot(seed: int) -> list[str]:
-    """The order the lot of a draw with equal chips gives, best first."""
-    order = [RED, ZERO]
-    rng(seed, "ranking").shuffle(order)
-    return order
-
-
 def test_ruling_20_the_winner_ranks_first_and_the_loser_last_and_no_participant() -> None:
     assert G.game_type.ranked is True
     two = {RED: {"Uno": 1, "Dos": 1}, ZERO: {"Uno": 2}}
@@ -1073,24 +1065,6 @@ def test_ruling_20_the_winner_ranks_first_and_the_loser_last_and_no_participant(
         assert result.ranking == [winner, loser]  # the two DM players only
         assert G.result(json.loads(json.dumps(state))).ranking == [winner, loser]  # type: ignore[union-attr]
     assert chips(tie_to_the_dmo) == (12, 12) and chips(both_at_0) == (0, 0)
-
-
-def test_ruling_20_a_draw_would_rank_the_player_with_fewer_chips_last() -> None:
-    # no match ends drawn (the DMO wins every tie): the rule ranks a drawn result all the same
-    state = start()
-    drawn = {RED: "draw", ZERO: "draw"}
-    assert ranking(state, drawn, {RED: 3, ZERO: 5}) == [ZERO, RED]
-    assert ranking(state, drawn, {RED: 5, ZERO: 3}) == [RED, ZERO]
-    assert ranking(state, {RED: "loss", ZERO: "win"}, {RED: 9, ZERO: 0}) == [ZERO, RED]  # the outcome first
-
-
-def test_ruling_20_a_draw_with_equal_chips_would_be_ranked_by_a_lot_from_the_match_seed() -> None:
-    drawn = {RED: "draw", ZERO: "draw"}
-    picks = {seed: ranking(start(seed), drawn, {RED: 4, ZERO: 4}) for seed in range(12)}
-    # the same seed, the same pick
-    assert picks == {seed: ranking(start(seed), drawn, {RED: 4, ZERO: 4}) for seed in range(12)}
-    assert picks == {seed: lot(seed) for seed in range(12)}
-    assert {order[-1] for order in picks.values()} == {RED, ZERO}
 
 
 # --------------------------------------------------------------------------- rulings 7 and 14: the mail

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, ParseError, State, rng
+from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, ParseError, State
 from referee.games.indian_poker import (
     DECK,
     GAME,
@@ -25,7 +25,6 @@ from referee.games.indian_poker import (
     first_to_act,
     hand_ante,
     is_out,
-    ranking,
     shuffled_deck,
     showdown_winner,
     ten_fold_penalty,
@@ -784,13 +783,6 @@ def test_views_and_new_states_share_nothing_with_the_state() -> None:
 # --------------------------------------------------------------------------- the ranking (ruling 24)
 
 
-def lot(seed: int) -> list[str]:
-    """The order the lot of a draw with equal chips gives, best first."""
-    order = [A, B]
-    rng(seed, "ranking").shuffle(order)
-    return order
-
-
 def test_ruling_24_the_winner_ranks_first_and_the_loser_last() -> None:
     assert G.game_type.ranked is True
     showdown = submit(submit(setup([(8, 3)]), A, ALL_IN), B, CALL)
@@ -801,24 +793,6 @@ def test_ruling_24_the_winner_ranks_first_and_the_loser_last() -> None:
         assert result is not None and result.outcome == {winner: "win", loser: "loss"}
         assert result.ranking == [winner, loser]
         assert G.result(json.loads(json.dumps(state))).ranking == [winner, loser]  # type: ignore[union-attr]
-
-
-def test_ruling_24_a_draw_would_rank_the_player_with_fewer_chips_last() -> None:
-    # no match ends drawn (a player is out at the end): the rule ranks a drawn result all the same
-    state = start()
-    drawn = {A: "draw", B: "draw"}
-    assert ranking(state, drawn, {A: 20, B: 30}) == [B, A]
-    assert ranking(state, drawn, {A: 30, B: 20}) == [A, B]
-    assert ranking(state, {A: "loss", B: "win"}, {A: 50, B: 0}) == [B, A]  # the outcome first, then the chips
-
-
-def test_ruling_24_a_draw_with_equal_chips_would_be_ranked_by_a_lot_from_the_match_seed() -> None:
-    drawn = {A: "draw", B: "draw"}
-    picks = {seed: ranking(start(seed=seed), drawn, {A: 25, B: 25}) for seed in range(12)}
-    # the same seed, the same pick
-    assert picks == {seed: ranking(start(seed=seed), drawn, {A: 25, B: 25}) for seed in range(12)}
-    assert picks == {seed: lot(seed) for seed in range(12)}
-    assert {order[-1] for order in picks.values()} == {A, B}
 
 
 # --------------------------------------------------------------------------- for tests and bots

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from referee.games import betting, cards
-from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, NoMoves, ParseError, State, rng
+from referee.games.base import MATCH_CHIPS, SEQUENTIAL, GameError, Move, NoMoves, ParseError, State
 from referee.games.rewind_holdem import DECK_SIZE, GAME, STARTING_CHIPS, TURN_HOURS, _possible_own_cards, ranking
 
 G = GAME
@@ -794,13 +794,6 @@ def test_every_transfer_is_of_match_chips_between_the_players_and_the_pot(deal: 
 # --------------------------------------------------------------------------- the ranking (R23)
 
 
-def lot(seed: int) -> list[str]:
-    """The order the lot of a draw with equal chips gives, best first."""
-    order = [A, B]
-    rng(seed, "ranking").shuffle(order)
-    return order
-
-
 def test_r23_the_winner_ranks_first_and_the_loser_last(deal: Deal) -> None:
     assert G.game_type.ranked is True
     deal((9, 2, 4, 5), (3, 8, 5, 6), (2, 9, 4, 5))
@@ -820,15 +813,6 @@ def test_r23_a_draw_would_rank_the_player_with_fewer_chips_last() -> None:
     assert ranking(state, drawn, {A: 20, B: 30}) == [B, A]
     assert ranking(state, drawn, {A: 30, B: 20}) == [A, B]
     assert ranking(state, {A: "loss", B: "win"}, {A: 50, B: 0}) == [B, A]  # the outcome first, then the chips
-
-
-def test_r23_a_draw_with_equal_chips_would_be_ranked_by_a_lot_from_the_match_seed() -> None:
-    drawn = {A: "draw", B: "draw"}
-    picks = {seed: ranking(start(seed=seed), drawn, {A: 25, B: 25}) for seed in range(12)}
-    # the same seed, the same pick
-    assert picks == {seed: ranking(start(seed=seed), drawn, {A: 25, B: 25}) for seed in range(12)}
-    assert picks == {seed: lot(seed) for seed in range(12)}
-    assert {order[-1] for order in picks.values()} == {A, B}
 
 
 # --------------------------------------------------------------------------- mail text

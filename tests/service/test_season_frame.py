@@ -189,6 +189,18 @@ def test_a_main_match_ends_with_a_nomination_the_ec_answers_and_a_death_match_fo
     }
 
 
+def test_the_unchanged_file_reloads_cleanly_while_the_frame_runs(world):
+    from referee.config import parse_season
+    from referee.seasons import load_season
+
+    spec = parse_season(frame_season(), "test season")
+    main = play_main_out(world)
+    assert load_season(world.store, spec, main.finished_at, dry_run=True) == []
+    world.tick(main.finished_at + 6 * HOUR)  # the nomination's lot; the death match is scheduled
+    assert match(world, "main1-death").status == "scheduled"
+    assert load_season(world.store, spec, main.finished_at + 6 * HOUR) == []
+
+
 def test_the_nomination_times_out_to_a_lot_among_the_eligible(world):
     main = play_main_out(world)
     ended = main.finished_at
