@@ -530,15 +530,15 @@ def test_a_player_who_leaves_the_match_is_told_and_has_nothing_more_to_send() ->
     assert_mail_shape(ann)
     assert subject(ann) == "Hand 1: you have left the match (0 chips)"
     assert "  Seat 1, you (all in): " not in ann  # the hand is over: the showdown shows the cards
-    assert "Left the match with 0 chips, for the death match: you." in ann
-    assert "You have 0 chips and have left the match (for the death match)." in ann
+    assert "Left the match with 0 chips: you." in ann
+    assert "You have 0 chips and have left the match." in ann
     assert "Step:" not in ann and "=== Guessing" not in ann
     for kind in ("receipt", "reminder", "error"):
         assert "Step:" not in render(kind, waiting, "ann")
     bob = render("step", waiting, "bob")
-    assert "Left the match with 0 chips, for the death match: Ann Lee." in bob
+    assert "Left the match with 0 chips: Ann Lee." in bob
     later = render("step", hand_2, "cat")
-    assert "Left the match with 0 chips, for the death match: Ann Lee." in later
+    assert "Left the match with 0 chips: Ann Lee." in later
     assert "  Ann Lee: 0 chips - left the match in hand 1\n" in later
 
 
