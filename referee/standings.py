@@ -16,14 +16,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from referee.archive.model import SeasonData, season_headers
+from referee.archive.model import SeasonData, SeasonHeader, season_headers
 from referee.config import ConfigError, seat_role, silent_roles
 from referee.games import GAMES
 from referee.store.db import Store
 from referee.store.models import Match, Player, Seat
 from referee.timefmt import iso
 
-__all__ = ["Row", "season_standings", "silent_only", "standings_text"]
+__all__ = ["Row", "rows_of", "season_standings", "silent_only", "standings_text"]
 
 GARNETS = "garnets"
 COLS = "cols"
@@ -71,10 +71,15 @@ def season_standings(store: Store, season: str | None = None) -> tuple[str, list
             known = ", ".join(h.key for h in headers)
             raise ConfigError(f"several seasons are loaded ({known}): name one with --season")
         header = headers[0]
-        data = SeasonData.load(session, header)
-        silent = silent_only(session, header.id)
+        return header.name, rows_of(session, header)
+
+
+def rows_of(session: Session, header: SeasonHeader) -> list[Row]:
+    """The standings of the season ``header`` names, as of this unit of work."""
+    data = SeasonData.load(session, header)
+    silent = silent_only(session, header.id)
     ordered = [s for s in data.standings if s.player.key not in silent]  # in the season's order
-    return header.name, [
+    return [
         Row(
             rank=i + 1,
             player=s.player.key,

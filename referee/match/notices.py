@@ -15,6 +15,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from referee.config import ServiceConfig
@@ -27,9 +28,12 @@ from referee.match import opensteps
 from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
+from referee.archive.model import season_headers
+from referee.standings import rows_of
 from referee.timefmt import duration, local_time
 
 OUTBOX = Outbox.__table__
+SEASON_KINDS = ("main", "death")  # matches of the season frame whose end mails the standings
 
 __all__ = ["Notices", "person"]
 
@@ -68,6 +72,8 @@ class Notices:
                 for step in open_steps(game, match.state)
                 if step.key not in since
             ]
+        if match.status == "finished" and match.kind in SEASON_KINDS:
+            self.standings(session, match, at)
         rooted: set[str] = set()  # the thread root is the first mail a player gets of the match
         for key, step, told in news:
             for seat in match.seats:
@@ -85,6 +91,44 @@ class Notices:
                     about=step,
                 )
                 rooted.add(who)
+
+    def standings(self, session: Session, match: Match, at: datetime) -> None:
+        """A match of the season frame has ended: each of its players with an address gets the
+        season's standings, with what the end brought (an EC, a death match, an elimination);
+        when it ended the season, every season player gets the final standings instead."""
+        rows.flush(session)  # the standings read the result and the ledger of this batch
+        season = match.season
+        header = next(h for h in season_headers(session) if h.id == season.id)
+        table = rows_of(session, header)
+        news = _season_news(match)
+        final = (season.settings or {}).get("ended_by") == match.key
+        why = ""
+        if final:
+            told = list(session.scalars(select(Player).where(Player.season_id == season.id).order_by(Player.id)))
+            live = [r for r in table if r.eliminated_in is None]
+            why = f": {live[0].name} is the last live player" if len(live) == 1 else ": its last match has ended"
+        else:
+            told = [seat.player for seat in match.seats]
+        listed = {r.player for r in table}
+        for player in told:
+            if player.email is None or player.key not in listed:
+                continue
+            self.mail_player(
+                session,
+                "standings",
+                None,
+                player,
+                dedupe=f"{'season-end' if final else 'standings'}:{season.key}:{match.key}:{player.key}",
+                at=at,
+                extra={
+                    "season": season.name,
+                    "final": final,
+                    "why": why,
+                    "ended": {"id": match.key, "title": GAMES[match.game].title, "kind": match.kind},
+                    "news": news,
+                    "rows": [_standing(r, player.timezone) for r in table],
+                },
+            )
 
     def remind(self, session: Session, match: Match, now: datetime) -> int:
         """Remind the players who still owe a submission in an open step whose reminder is
@@ -290,6 +334,46 @@ class Notices:
             }
         )
         return ctx
+
+
+def _season_news(match: Match) -> list[str]:
+    """What the end of a match of the season frame brought, in words (names, never ids)."""
+    names = {seat.player.key: seat.player.name for seat in match.seats}
+    result = match.result or {}
+    news = [named(result.get("reason"), names)] if result.get("reason") else []
+    for seat in match.seats:
+        if seat.player.eliminated_in == match.key:
+            news.append(f"{seat.player.name} lost this death match and is eliminated from the season.")
+    for follower in match.followers:
+        seats = [seat.player.name for seat in follower.seats]
+        if follower.kind == "nomination" and seats:
+            news.append(f"{seats[0]} is the EC (elimination candidate) and is asked to nominate a DMO by mail.")
+        elif follower.kind == "death" and len(seats) >= 2:
+            news.append(
+                f"{seats[1]} is the DMO: {seats[0]} and {seats[1]} play the death match "
+                f"({GAMES[follower.game].title}, match {follower.key})."
+            )
+    return news
+
+
+def _standing(row: Any, tz: str) -> dict[str, Any]:
+    """A row of the standings as a mail shows it."""
+    from datetime import datetime as _dt
+
+    out = None
+    if row.eliminated_at:
+        out = local_time(_dt.fromisoformat(row.eliminated_at.replace("Z", "+00:00")), tz)
+    return {
+        "rank": row.rank,
+        "name": row.name,
+        "vp": f"{row.victory_points:g}",
+        "chips": row.chips,
+        "garnets": row.garnets,
+        "cols": row.cols,
+        "played": row.played,
+        "eliminated_in": row.eliminated_in,
+        "eliminated_at": out,
+    }
 
 
 def _following(match: Match, player: Player) -> dict[str, Any]:

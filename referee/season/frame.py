@@ -122,6 +122,30 @@ class SeasonFrame:
             self._after_nomination(session, match, at)
         elif match.kind == DEATH:
             self._after_death(session, match, at)
+        if match.kind is not None:  # a match of the frame (a match on its own ends no season)
+            self._season_end(session, match, at)
+
+    @staticmethod
+    def _season_end(session: Session, match: Match, at: datetime) -> None:
+        """RULINGS: the season ends when one live player is left, or when its last scheduled
+        match ends (nothing scheduled or running is left, nothing follows). Recorded in the
+        season's settings (``ended_at``, ``ended_by``: the match whose end ended it), once;
+        the notices mail the final standings to every player."""
+        season = match.season
+        settings = season.settings or {}
+        if settings.get("ended_at") or not frame_of(season):
+            return
+        live = live_players(session, match.season_id)
+        open_matches = session.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(Match.season_id == match.season_id, Match.id != match.id, Match.status.in_(("scheduled", "running")))
+        )
+        if len(live) > 1 and open_matches:
+            return
+        season.settings = {**settings, "ended_at": iso(at), "ended_by": match.key}
+        why = f"{live[0].key} is the last live player" if len(live) == 1 else "its last match has ended"
+        log.info("season %s ended at %s: %s", season.key, iso(at), why)
 
     def _after_main(self, session: Session, main: Match, at: datetime) -> None:
         ranking = list(main.result.get("ranking") or [])

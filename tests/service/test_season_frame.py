@@ -121,6 +121,15 @@ def test_a_main_match_ends_with_a_nomination_the_ec_answers_and_a_death_match_fo
     assert seats(world, "main1-nomination") == [ec, "carol", "dave", "erin"]
     assert nomination.deadline == ended + 6 * HOUR
 
+    # the main match's players get the standings, with the news of its end
+    for key in ("alice", "bob"):
+        told = about(world, key, "Standings after Stationary Roulette main1")
+        text = told.text.replace("\n", " ")
+        assert f"{NAMES[ec]} is the EC (elimination candidate) and is asked to nominate a DMO" in text
+        assert "1. " in told.text and all(NAMES[k] in text for k in NAMES)
+        assert all(len(line) <= 78 for line in told.text.splitlines())
+    assert not [m for m in world.client("carol").all() if "Standings" in m.subject]
+
     mail = about(world, ec, "nominate your DMO")
     assert "Carol, Dave and Erin" in mail.text.replace("\n", " ")
     assert NAMES[winner] in mail.text  # named as the one who may not be nominated
@@ -172,6 +181,18 @@ def test_a_main_match_ends_with_a_nomination_the_ec_answers_and_a_death_match_fo
         assert out.eliminated_in == "main1-death" and out.eliminated_at == death.finished_at
         live = session.scalars(select(Player.key).where(Player.eliminated_at.is_(None))).all()
         assert sorted(live) == sorted(k for k in NAMES if k != loser)
+
+    # the death match ended the season (nothing else is scheduled): every player gets the
+    # final standings, the eliminated player too, last
+    for key in NAMES:
+        final = about(world, key, "Final standings")
+        text = final.text.replace("\n", " ")
+        assert "The season Test season is over: its last match has ended." in text
+        assert "The last match to end was Indian Poker match main1-death" in text
+        assert f"{NAMES[loser]} lost this death match and is eliminated from the season." in text
+        assert "eliminated in main1-death" in text
+        assert all(len(line) <= 78 for line in final.text.splitlines())
+    assert not [m for m in world.client("alice").all() if "Standings after Indian Poker" in m.subject]
 
     # the standings: the eliminated last, with the match; victory points from the main match
     # only (the death match gives none); a nomination is no match played
