@@ -243,6 +243,63 @@ def cmd_standings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _controls(args: argparse.Namespace):
+    """The organizer's controls on the configured store, and the instant of the command."""
+    from referee.season.controls import Controls
+
+    config, store = open_store(args)
+    referee = make_referee(config, store)
+    now = parse_instant(args.now, "--now") if getattr(args, "now", None) else datetime.now(timezone.utc)
+    return Controls(store, referee.book, referee.notices), now
+
+
+def _print(lines: list[str]) -> int:
+    for line in lines:
+        print(line)
+    print("(the mails go out with the next tick of the service)")
+    return 0
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    controls, now = _controls(args)
+    return _print(controls.cancel(args.match, args.reason, now))
+
+
+def cmd_pause(args: argparse.Namespace) -> int:
+    controls, now = _controls(args)
+    return _print(controls.pause(args.match or None, args.season, args.reason, now))
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    controls, now = _controls(args)
+    return _print(controls.resume(args.match or None, args.season, now))
+
+
+def cmd_extend(args: argparse.Namespace) -> int:
+    from referee.config import parse_duration
+
+    controls, now = _controls(args)
+    return _print(controls.extend(args.match, args.step, parse_duration(args.duration, "duration"), now))
+
+
+def cmd_adjust(args: argparse.Namespace) -> int:
+    try:
+        amount = int(args.amount)
+    except ValueError:
+        raise ConfigError(f"amount {args.amount!r}: write +N or -N, a whole number") from None
+    controls, now = _controls(args)
+    return _print(controls.adjust(args.season, args.player, args.currency, amount, args.reason, now))
+
+
+def cmd_announce(args: argparse.Namespace) -> int:
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{args.file}: cannot read it as UTF-8 text ({exc})") from None
+    controls, now = _controls(args)
+    return _print(controls.announce(text, now, season=args.season, match=args.match))
+
+
 def cmd_requeue(args: argparse.Namespace) -> int:
     from referee.status import requeue_failed
 

@@ -63,7 +63,12 @@ def match_lines(match: Match, now: datetime) -> list[str]:
         if match.problem:  # its start failed: tried again after the next season load
             out.append(f"  START FAILED, {match.problem}; fix the season file and load it again")
         return out
+    if match.status == "cancelled":
+        out.append(f"  cancelled {match.finished_at:%Y-%m-%d %H:%M} UTC by the organizer")
+        return out
     state = match.state
+    if match.status == "paused":
+        out.append("  PAUSED by the organizer: no deadline passes until `referee resume " + match.key + "`")
     for line in game.standings(state):
         out.append(f"  {line}")
     if match.status == "finished":

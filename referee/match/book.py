@@ -138,6 +138,56 @@ class MatchBook:
         self.save_state(session, match, game, state, match.starts_at)
         log.info("match %s started at %s", match.key, iso(match.starts_at))
 
+    # ------------------------------------------------------------------ the organizer's controls
+
+    def cancel(self, session: Session, match: Match, at: datetime, reason: str) -> None:
+        """End a scheduled, running or paused match at ``at`` without a result: no step is
+        open any more, nothing follows it; an event in its chain says why."""
+        self.log_event(session, match, "cancel", None, {"reason": reason}, at)
+        match.status, match.finished_at, match.problem = "cancelled", at, None
+        match.step_key = match.step_kind = match.step_opened_at = match.deadline = match.remind_at = None
+        match.open_steps = []
+        log.info("match %s cancelled at %s: %s", match.key, iso(at), reason)
+
+    def pause(self, session: Session, match: Match, at: datetime, reason: str) -> None:
+        """Stop a running match's clock at ``at``: no deadline passes, no reminder goes, no
+        mail is taken until :meth:`resume`; its open steps keep their deadlines meanwhile."""
+        self.log_event(session, match, "pause", None, {"reason": reason}, at)
+        match.status = "paused"
+        log.info("match %s paused at %s: %s", match.key, iso(at), reason)
+
+    def resume(self, session: Session, match: Match, at: datetime, paused_at: datetime) -> timedelta:
+        """Start a paused match's clock again at ``at``: every open step's deadline (and its
+        reminder) moves on by the time the match was paused; returns that time."""
+        gone = max(at - paused_at, timedelta(0))
+        match.status = "running"
+        entries = opensteps.listed(match)
+        for entry in entries:
+            if entry.deadline is not None:
+                entry.deadline += gone
+                entry.remind_at = opensteps.next_reminder(match.timing.get("reminders", []), entry, after=at)
+        opensteps.store(match, entries)
+        self.log_event(session, match, "resume", None, {"paused_seconds": gone.total_seconds()}, at)
+        log.info("match %s resumed at %s after %s", match.key, iso(at), gone)
+        return gone
+
+    def extend(self, session: Session, match: Match, at: datetime, step_key: str | None, by: timedelta) -> str:
+        """Move an open step's deadline (``step_key``, else the one due first) on by ``by``;
+        returns the step's key."""
+        entries = opensteps.listed(match)
+        timed = [e for e in entries if e.deadline is not None]
+        entry = next((e for e in timed if e.key == step_key), None) if step_key else opensteps.due(timed)
+        if entry is None or entry.deadline is None:
+            open_keys = ", ".join(e.key for e in timed) or "none"
+            raise GameError(f"match {match.key} has no open step {step_key or ''} with a deadline (open: {open_keys})")
+        entry.deadline += by
+        entry.remind_at = opensteps.next_reminder(match.timing.get("reminders", []), entry, after=at)
+        opensteps.store(match, entries)
+        payload = {"step": entry.key, "seconds": by.total_seconds(), "deadline": iso(entry.deadline)}
+        self.log_event(session, match, "extend", None, payload, at, step_key=entry.key)
+        log.info("match %s: %s extended by %s, to %s", match.key, entry.key, by, iso(entry.deadline))
+        return entry.key
+
     @staticmethod
     def close_due(match: Match, until: datetime) -> bool:
         """Is an open step's deadline at or before ``until``? (A step closes at its deadline,

@@ -667,6 +667,13 @@ class _SeatMail:
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
         if self.judge_.clock.close_until(session, match, self.row.received_at):
             plain_rows.flush(session)  # the late-reply check below reads the closing events
+        if match.status == "paused":
+            return self.reject(
+                "The organizer has paused this match, so nothing was recorded. You get a mail when it "
+                "goes on; send your move again then."
+            )
+        if match.status == "cancelled":
+            return self.reject("The organizer has cancelled this match; nothing more can be submitted.")
         if match.status != "running":
             return self.reject("This match is over; nothing more can be submitted.")
         if self.row.rule == TOO_LARGE:  # the source read only its beginning: nothing of it is taken

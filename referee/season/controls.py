@@ -1,0 +1,232 @@
+"""The organizer's controls (`referee cancel`, `pause`, `resume`, `extend`, `adjust`,
+`announce`): each one unit of work that changes the match or the ledger, records it (an
+event in the match's hash chain; a ledger entry for an adjustment), and mails the players
+concerned. Undone by nothing but another command: a paused match stays paused until
+`referee resume`, a cancelled one stays cancelled.
+
+Each method takes ``now`` (the instant the command is given) and returns the lines the
+command prints; a refusal is a :class:`referee.config.ConfigError`, which changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from referee.config import ConfigError
+from referee.games import GAMES
+from referee.games.base import SEASON_CHIPS, GameError
+from referee.match import opensteps
+from referee.match.book import MATCH_CONTEXT, MatchBook
+from referee.match.notices import Notices
+from referee.archive.model import season_balances
+from referee.store.db import Store
+from referee.store.models import Event, LedgerEntry, Match, Player, Season
+from referee.timefmt import duration, iso, local_time
+
+__all__ = ["CURRENCIES", "Controls"]
+
+CURRENCIES = (SEASON_CHIPS, "garnets", "cols")  # what `referee adjust` may move
+OPEN = ("scheduled", "running", "paused")
+
+
+class Controls:
+    def __init__(self, store: Store, book: MatchBook, notices: Notices):
+        self.store = store
+        self.book = book
+        self.notices = notices
+
+    # ------------------------------------------------------------------ matches
+
+    def cancel(self, key: str, reason: str, now: datetime) -> list[str]:
+        with self.store.unit_of_work() as session:
+            match = _match(session, key)
+            if match.status not in OPEN:
+                raise ConfigError(
+                    f"match {key} is {match.status}: only a scheduled, running or paused match is cancelled"
+                )
+            self.book.cancel(session, match, now, reason)
+            self._tell(session, match, now, "cancelled", reason=reason)
+            return [f"match {key}: cancelled ({reason}); its players are told"]
+
+    def pause(self, keys: list[str] | None, season: str | None, reason: str, now: datetime) -> list[str]:
+        lines = []
+        with self.store.unit_of_work() as session:
+            for match in _matches(session, keys, season, "running"):
+                self.book.pause(session, match, now, reason)
+                self._tell(session, match, now, "paused", reason=reason)
+                lines.append(f"match {match.key}: paused; `referee resume {match.key}` starts its clock again")
+        return lines or ["nothing to pause: no running match"]
+
+    def resume(self, keys: list[str] | None, season: str | None, now: datetime) -> list[str]:
+        lines = []
+        with self.store.unit_of_work() as session:
+            for match in _matches(session, keys, season, "paused"):
+                paused_at = session.scalar(
+                    select(Event.at)
+                    .where(Event.match_id == match.id, Event.kind == "pause")
+                    .order_by(Event.seq.desc())
+                    .limit(1)
+                )
+                gone = self.book.resume(session, match, now, paused_at or now)
+                self._tell(session, match, now, "resumed", paused=duration(gone))
+                lines.append(f"match {match.key}: resumed; its deadlines moved on by {duration(gone)}")
+        return lines or ["nothing to resume: no paused match"]
+
+    def extend(self, key: str, step: str | None, by: timedelta, now: datetime) -> list[str]:
+        with self.store.unit_of_work() as session:
+            match = _match(session, key)
+            if match.status != "running":
+                raise ConfigError(f"match {key} is {match.status}: only a running match has a deadline to extend")
+            try:
+                extended = self.book.extend(session, match, now, step, by)
+            except GameError as exc:
+                raise ConfigError(str(exc)) from None
+            entry = next(e for e in opensteps.listed(match) if e.key == extended)
+            self._tell(session, match, now, "extended", by=duration(by))
+            return [f"match {key}: {extended} extended by {duration(by)}, to {iso(entry.deadline)}"]  # type: ignore[arg-type]
+
+    def _tell(self, session: Session, match: Match, at: datetime, what: str, **extra: Any) -> None:
+        """Mail each player of ``match`` (with an address, at a seat that acts) what the
+        organizer did: once per command (the event's number is in the dedupe key)."""
+        game = GAMES[match.game]
+        silent = set(game.game_type.silent_roles)
+        roles = game.game_type.roles
+        for seat in match.seats:
+            role = roles[min(seat.position, len(roles) - 1)]
+            if seat.player.email is None or role in silent:
+                continue
+            self.notices.mail_player(
+                session,
+                "organizer",
+                match,
+                seat.player,
+                dedupe=f"organizer:{match.key}:{match.last_event_seq}:{seat.player.key}",
+                at=at,
+                extra={"what": what, "reason": None, "paused": None, "by": None, **extra},
+            )
+
+    # ------------------------------------------------------------------ the season
+
+    def adjust(
+        self, season: str | None, player: str, currency: str, amount: int, reason: str, now: datetime
+    ) -> list[str]:
+        if currency not in CURRENCIES:
+            raise ConfigError(f"currency {currency!r}: adjust moves one of {', '.join(CURRENCIES)}")
+        if amount == 0:
+            raise ConfigError("an adjustment of 0 changes nothing")
+        with self.store.unit_of_work() as session:
+            row = _season(session, season)
+            who = session.scalar(select(Player).where(Player.season_id == row.id, Player.key == player))
+            if who is None:
+                raise ConfigError(f"no player {player!r} in season {row.key}")
+            held = season_balances(session, row.id).get((player, currency), 0)
+            if held + amount < 0:
+                raise ConfigError(
+                    f"{player} holds {held} {currency}: an adjustment of {amount} would leave less than 0"
+                )
+            session.add(
+                LedgerEntry(
+                    season_id=row.id,
+                    match_id=None,
+                    seq=None,
+                    from_account="SEASON" if amount > 0 else player,
+                    to_account=player if amount > 0 else "SEASON",
+                    amount=abs(amount),
+                    reason=f"adjusted by the organizer: {reason}",
+                    at=now,
+                    currency=currency,
+                )
+            )
+            session.flush()
+            count = session.scalar(select(LedgerEntry.id).order_by(LedgerEntry.id.desc()).limit(1))
+            self.notices.mail_player(
+                session,
+                "adjusted",
+                None,
+                who,
+                dedupe=f"adjusted:{row.key}:{count}:{player}",
+                at=now,
+                extra={
+                    "season": row.name,
+                    "currency": currency,
+                    "amount": amount,
+                    "held": held + amount,
+                    "reason": reason,
+                },
+            )
+            return [f"player {player}: {currency} {held} -> {held + amount} ({reason}); they are told"]
+
+    def announce(self, text: str, now: datetime, *, season: str | None = None, match: str | None = None) -> list[str]:
+        """Mail ``text`` to every player of a match, or of the season (with an address)."""
+        text = text.strip()
+        if not text:
+            raise ConfigError("the announcement is empty")
+        with self.store.unit_of_work() as session:
+            if match is not None:
+                row = _match(session, match)
+                players = [seat.player for seat in row.seats]
+                name, about = row.season.name, f"match {row.key}"
+            else:
+                found = _season(session, season)
+                players = list(session.scalars(select(Player).where(Player.season_id == found.id).order_by(Player.id)))
+                name, about = found.name, f"season {found.key}"
+            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            told = 0
+            for player in players:
+                if player.email is None:
+                    continue
+                self.notices.mail_player(
+                    session,
+                    "announcement",
+                    None,
+                    player,
+                    dedupe=f"announce:{about}:{iso(now)}:{digest}:{player.key}",
+                    at=now,
+                    extra={"season": name, "text": text, "sent": local_time(now, player.timezone)},
+                )
+                told += 1
+            return [f"{about}: the announcement goes to {told} players"]
+
+
+def _match(session: Session, key: str) -> Match:
+    match = session.scalar(select(Match).where(Match.key == key).options(*MATCH_CONTEXT))
+    if match is None:
+        raise ConfigError(f"no match {key!r}")
+    return match
+
+
+def _matches(session: Session, keys: list[str] | None, season: str | None, status: str) -> list[Match]:
+    if keys:
+        found = [_match(session, key) for key in keys]
+        wrong = [m for m in found if m.status != status]
+        if wrong:
+            m = wrong[0]
+            raise ConfigError(f"match {m.key} is {m.status}, not {status}: nothing was changed")
+        return found
+    row = _season(session, season)
+    return list(
+        session.scalars(
+            select(Match)
+            .where(Match.season_id == row.id, Match.status == status)
+            .order_by(Match.key)
+            .options(*MATCH_CONTEXT)
+        )
+    )
+
+
+def _season(session: Session, key: str | None) -> Season:
+    seasons = list(session.scalars(select(Season).order_by(Season.key)))
+    if key is not None:
+        seasons = [s for s in seasons if s.key == key]
+        if not seasons:
+            raise ConfigError(f"no season {key!r} is loaded")
+    if not seasons:
+        raise ConfigError("no season is loaded")
+    if len(seasons) > 1:
+        raise ConfigError(f"several seasons are loaded ({', '.join(s.key for s in seasons)}): name one with --season")
+    return seasons[0]

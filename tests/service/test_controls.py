@@ -1,0 +1,133 @@
+"""The organizer's controls through the real service (referee.season.controls): extend,
+pause and resume, cancel, adjust and announce; each recorded (an event in the match's
+chain, a ledger entry) and mailed to the players concerned; a paused match lets no
+deadline pass and records no move. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from referee.archive.model import season_balances
+from referee.config import ConfigError
+from referee.match.book import replay
+from referee.games import GAMES
+from referee.season.controls import Controls
+from referee.store.models import Event, LedgerEntry, Match
+
+from .harness import START, World
+
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+def world(tmp_path, db_url):
+    w = World(tmp_path, db_url)
+    w.tick(START)
+    yield w
+    w.store.dispose()
+
+
+def controls(world: World) -> Controls:
+    return Controls(world.store, world.referee.book, world.referee.notices)
+
+
+def row(world: World) -> Match:
+    with world.store.unit_of_work() as session:
+        return session.scalar(select(Match).where(Match.key == "m1"))
+
+
+def events(world: World) -> list[str]:
+    with world.store.unit_of_work() as session:
+        return list(session.scalars(select(Event.kind).order_by(Event.seq)))
+
+
+def mails(world: World, key: str, subject: str) -> list:
+    return [m for m in world.client(key).all() if subject in m.subject]
+
+
+def test_extend_moves_the_deadline_records_it_and_tells_the_players(world):
+    before = row(world).deadline
+    lines = controls(world).extend("m1", None, 12 * HOUR, START + HOUR)
+    world.tick(START + HOUR)
+    assert row(world).deadline == before + 12 * HOUR
+    assert "extended by 12 hours" in lines[0]
+    assert events(world)[-1] == "extend"
+    for key in ("alice", "bob"):
+        (told,) = mails(world, key, "More time")
+        assert "12 hours more time" in told.text.replace("\n", " ")
+        assert all(len(line) <= 78 for line in told.text.splitlines())
+    world.tick(before + HOUR)  # the old deadline passes: nothing closes
+    assert row(world).step_key == "round-0"
+    world.tick(before + 12 * HOUR)
+    assert row(world).step_key != "round-0"
+    with pytest.raises(ConfigError, match="no open step nope"):
+        controls(world).extend("m1", "nope", HOUR, START + HOUR)
+
+
+def test_a_paused_match_lets_no_deadline_pass_and_records_no_move_until_it_resumes(world):
+    deadline = row(world).deadline
+    controls(world).pause(["m1"], None, "a holiday", START + HOUR)
+    world.tick(START + HOUR)
+    assert row(world).status == "paused"
+    assert mails(world, "alice", "The match is paused") and mails(world, "bob", "The match is paused")
+    # a reply while paused is refused, and saying why
+    world.send("alice", "Step: Preparation phase\nROULETTE: Gold\nGold: 30\nSilver: 10\nBlack: 0", START + 2 * HOUR)
+    world.tick(deadline + 5 * HOUR)
+    assert row(world).status == "paused" and row(world).deadline == deadline  # nothing closed
+    refused = world.client("alice").latest()
+    assert "paused this match" in refused.text.replace("\n", " ")
+    # resumed ten hours after the pause: the deadline moves on by ten hours
+    lines = controls(world).resume(["m1"], None, START + 11 * HOUR)
+    world.tick(START + 11 * HOUR)
+    assert "moved on by 10 hours" in lines[0]
+    assert row(world).status == "running" and row(world).deadline == deadline + 10 * HOUR
+    (told,) = mails(world, "bob", "The match goes on")
+    assert "moved on by 10 hours" in told.text.replace("\n", " ")
+    assert [k for k in events(world) if k in ("pause", "resume")] == ["pause", "resume"]
+    with pytest.raises(ConfigError, match="is running, not paused"):
+        controls(world).resume(["m1"], None, START + 12 * HOUR)
+
+
+def test_cancel_ends_the_match_without_a_result_and_replays(world):
+    controls(world).cancel("m1", "both players left the club", START + HOUR)
+    world.tick(START + 100 * HOUR)
+    match = row(world)
+    assert match.status == "cancelled" and match.result is None and match.deadline is None
+    assert events(world)[-1] == "cancel"
+    for key in ("alice", "bob"):
+        (told,) = mails(world, key, "The match is cancelled")
+        assert "both players left the club" in told.text
+    with world.store.unit_of_work() as session:
+        match = session.scalar(select(Match).where(Match.key == "m1"))
+        evs = list(session.scalars(select(Event).where(Event.match_id == match.id).order_by(Event.seq)))
+        assert replay(GAMES[match.game], match, evs) == match.state
+    with pytest.raises(ConfigError, match="is cancelled"):
+        controls(world).cancel("m1", "again", START + 2 * HOUR)
+
+
+def test_adjust_moves_a_season_balance_and_tells_the_player(world):
+    lines = controls(world).adjust(None, "alice", "cols", 2, "won the quiz", START + HOUR)
+    assert lines[0].startswith("player alice: cols 0 -> 2")
+    controls(world).adjust(None, "alice", "chips", -15, "late fee", START + HOUR)
+    world.tick(START + HOUR)
+    with world.store.unit_of_work() as session:
+        held = season_balances(session, row(world).season_id)
+        assert held[("alice", "cols")] == 2 and held[("alice", "chips")] == 185
+        reasons = session.scalars(select(LedgerEntry.reason).where(LedgerEntry.to_account == "SEASON")).all()
+        assert "adjusted by the organizer: late fee" in reasons
+    (told,) = mails(world, "alice", "Your cols were adjusted")
+    assert "added 2 cols" in told.text and "won the quiz" in told.text
+    with pytest.raises(ConfigError, match="would leave less than 0"):
+        controls(world).adjust(None, "bob", "garnets", -1, "oops", START + HOUR)
+
+
+def test_announce_mails_every_player_the_text(world, tmp_path):
+    lines = controls(world).announce("The final is on Sunday.\nGood luck!", START + HOUR)
+    world.tick(START + HOUR)
+    assert lines == ["season test: the announcement goes to 2 players"]
+    for key in ("alice", "bob"):
+        (told,) = mails(world, key, "An announcement from the organizer")
+        assert "The final is on Sunday.\nGood luck!" in told.text
