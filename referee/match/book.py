@@ -70,7 +70,7 @@ class MatchBook:
     def __init__(self, secret: bytes):
         self.secret = secret
         # the season frame: who sits at a start, what follows an end (it writes no mail either)
-        self.frame = SeasonFrame()
+        self.frame = SeasonFrame(self)
 
     # ------------------------------------------------------------------ the season ledger
 

@@ -92,10 +92,36 @@ class Notices:
                 )
                 rooted.add(who)
 
+    def tell(self, session: Session, match: Match, at: datetime, what: str, **extra: Any) -> None:
+        """Mail each player of ``match`` (with an address, at a seat that acts) what happened to
+        it from outside its rules (``what``: the organizer "cancelled", "paused", "resumed" or
+        "extended" it, or it "lapsed" in the season frame), once: the match's last event
+        number is in the dedupe key."""
+        game = GAMES[match.game]
+        silent = set(game.game_type.silent_roles)
+        roles = game.game_type.roles
+        for seat in match.seats:
+            role = roles[min(seat.position, len(roles) - 1)]
+            if seat.player.email is None or role in silent:
+                continue
+            self.mail_player(
+                session,
+                "organizer",
+                match,
+                seat.player,
+                dedupe=f"organizer:{match.key}:{match.last_event_seq}:{seat.player.key}",
+                at=at,
+                extra={"what": what, "reason": None, "paused": None, "by": None, **extra},
+            )
+
     def standings(self, session: Session, match: Match, at: datetime) -> None:
         """A match of the season frame has ended: each of its players with an address gets the
         season's standings, with what the end brought (an EC, a death match, an elimination);
         when it ended the season, every season player gets the final standings instead."""
+        for lapsed_id, why in session.info.pop("lapsed", []):  # what this end made lapse
+            lapsed = session.get(Match, lapsed_id)
+            if lapsed is not None:
+                self.tell(session, lapsed, at, "lapsed", reason=why)
         rows.flush(session)  # the standings read the result and the ledger of this batch
         season = match.season
         header = next(h for h in season_headers(session) if h.id == season.id)

@@ -18,7 +18,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from referee.config import ConfigError
-from referee.games import GAMES
 from referee.games.base import SEASON_CHIPS, GameError
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
@@ -91,24 +90,7 @@ class Controls:
             return [f"match {key}: {extended} extended by {duration(by)}, to {iso(entry.deadline)}"]  # type: ignore[arg-type]
 
     def _tell(self, session: Session, match: Match, at: datetime, what: str, **extra: Any) -> None:
-        """Mail each player of ``match`` (with an address, at a seat that acts) what the
-        organizer did: once per command (the event's number is in the dedupe key)."""
-        game = GAMES[match.game]
-        silent = set(game.game_type.silent_roles)
-        roles = game.game_type.roles
-        for seat in match.seats:
-            role = roles[min(seat.position, len(roles) - 1)]
-            if seat.player.email is None or role in silent:
-                continue
-            self.notices.mail_player(
-                session,
-                "organizer",
-                match,
-                seat.player,
-                dedupe=f"organizer:{match.key}:{match.last_event_seq}:{seat.player.key}",
-                at=at,
-                extra={"what": what, "reason": None, "paused": None, "by": None, **extra},
-            )
+        self.notices.tell(session, match, at, what, **extra)
 
     # ------------------------------------------------------------------ the season
 

@@ -68,7 +68,10 @@ def frame_of(season: Season) -> dict[str, Any]:
 
 class SeasonFrame:
     """Called by the match book inside its caller's unit of work: :meth:`seat` before a match
-    starts, :meth:`finished` when one ends."""
+    starts, :meth:`finished` when one ends. ``book``: the match book (a lapse cancels)."""
+
+    def __init__(self, book: Any):
+        self.book = book
 
     # ------------------------------------------------------------------ at a start
 
@@ -152,34 +155,45 @@ class SeasonFrame:
         if not ranking:
             log.warning("main match %s ended without a ranking: no nomination follows", main.key)
             return
-        live = live_players(session, main.season_id)
-        live_keys = {p.key for p in live}
+        live_keys = {p.key for p in live_players(session, main.season_id)}
         # a two-player main match: its loser only; more players: the last still live (RULINGS)
         candidates = [ranking[-1]] if len(ranking) == 2 else list(reversed(ranking))
         ec = next((p for p in candidates if p in live_keys), None)
         if ec is None:
             log.info("main match %s: its EC is already eliminated: no nomination follows", main.key)
             return
-        winner = next((p for p in ranking if p != ec), None)
-        eligible = [p for p in live if p.key not in (ec, winner)]
+        self._nominate(session, main, ec, at)
+
+    @staticmethod
+    def _winner(main: Match, ec: str) -> str | None:
+        """The main match's winner for the DMO rule: the first of its ranking but the EC."""
+        return next((p for p in (main.result or {}).get("ranking") or [] if p != ec), None)
+
+    def _nominate(self, session: Session, main: Match, ec: str, at: datetime) -> None:
+        """Open the EC's nomination of the DMO among the live players but the EC and the
+        winner (again, when a DMO was eliminated before the death match): RULINGS."""
+        live = live_players(session, main.season_id)
         by_key = {p.key: p for p in live}
-        season = main.season
-        frame = frame_of(season)
+        winner = self._winner(main, ec)
+        eligible = [p for p in live if p.key not in (ec, winner)]
+        frame = frame_of(main.season)
         if not eligible:
-            if winner in live_keys:  # the season's final: the winner is the DMO
+            if winner in by_key:  # the season's final: the winner is the DMO
                 log.info("main match %s: nobody else is live, so %s is the DMO (the final)", main.key, winner)
                 self._death_match(session, main, main, by_key[ec], by_key[winner], at)
             return
         title = GAMES[main.game].title
-        timing = {
-            "steps": {"nominate": frame.get("nomination", 86400), "col": frame.get("nomination", 86400)},
-            "reminders": list(main.timing.get("reminders", [])),
-        }
+        length = frame.get("nomination", 86400)
+        timing = {"steps": {"nominate": length, "col": length}, "reminders": list(main.timing.get("reminders", []))}
+        tries = session.scalar(
+            select(func.count()).select_from(Match).where(Match.follows_id == main.id, Match.kind == NOMINATION)
+        )
+        suffix = f"-{tries + 1}" if tries else ""  # a nomination opened again after a DMO was eliminated
         nomination = Match(
             season_id=main.season_id,
-            key=f"{main.key[:KEY_ROOM]}-nomination",
+            key=f"{main.key[:KEY_ROOM]}-nomination{suffix}",
             game=NOMINATION,
-            seed=_seed(frame, NOMINATION, main.key),
+            seed=_seed(frame, NOMINATION + suffix, main.key),
             options={
                 "winner": winner,
                 "winner_name": _name(main, winner),
@@ -202,13 +216,48 @@ class SeasonFrame:
         ec, dmo = players.get(scores.get("ec")), players.get(scores.get("dmo"))
         if ec is None or dmo is None:
             return
-        if ec.eliminated_at is not None:  # the nomination lapses (RULINGS)
-            log.info(
-                "nomination %s: the EC %s was eliminated meanwhile: no death match follows", nomination.key, ec.key
-            )
-            return
         main = nomination.follows or nomination
+        if ec.eliminated_at is not None:  # the nomination lapses (RULINGS)
+            log.info("nomination %s: the EC %s was eliminated meanwhile: no death match", nomination.key, ec.key)
+            return
+        if dmo.eliminated_at is not None:  # the DMO was eliminated meanwhile: the EC nominates again
+            log.info("nomination %s: the DMO %s was eliminated meanwhile: a new nomination", nomination.key, dmo.key)
+            self._nominate(session, main, ec.key, at)
+            return
         self._death_match(session, main, nomination, ec, dmo, at)
+
+    def _lapse(self, session: Session, out: Player, death: Match, at: datetime) -> None:
+        """RULINGS, on an elimination: a nomination whose EC is out lapses, and so does a death
+        match not started yet whose EC is out (no death match follows); a death match not
+        started yet whose DMO is out is cancelled, and its EC nominates again. What lapses is
+        cancelled (an event in its chain) and listed in ``session.info["lapsed"]`` (match id,
+        why), so the notices tell its players."""
+        pending = session.scalars(
+            select(Match)
+            .where(
+                Match.season_id == death.season_id,
+                Match.id != death.id,
+                Match.kind.in_((NOMINATION, DEATH)),
+                Match.status.in_(("scheduled", "running", "paused")),
+            )
+            .order_by(Match.id)
+        ).all()
+        for match in pending:
+            seats = [seat.player for seat in match.seats]
+            if len(seats) < 2 or (match.kind == DEATH and match.status != "scheduled"):
+                continue
+            ec, second = seats[0], seats[1]
+            if ec.id == out.id:
+                why = f"the EC, {out.name}, was eliminated in {death.key}: no death match follows"
+            elif match.kind == DEATH and second.id == out.id:
+                why = f"the DMO, {out.name}, was eliminated in {death.key}: {ec.name} nominates again"
+            else:
+                continue
+            self.book.cancel(session, match, at, why)
+            session.info.setdefault("lapsed", []).append((match.id, why))
+            if ec.id != out.id and match.follows is not None:
+                main = match.follows.follows or match.follows  # death -> nomination -> main
+                self._nominate(session, main, ec.key, at)
 
     def _death_match(
         self, session: Session, main: Match, follows: Match, ec: Player, dmo: Player, at: datetime
@@ -279,6 +328,8 @@ class SeasonFrame:
             return
         player.eliminated_at, player.eliminated_in = at, death.key
         log.info("death match %s: %s is eliminated", death.key, player.key)
+        session.flush()  # the queries of the live players below must see it (no autoflush in a batch)
+        self._lapse(session, player, death, at)
 
     @staticmethod
     def _add(session: Session, match: Match, players: list[Player]) -> None:

@@ -18,6 +18,7 @@ from referee.store.models import LedgerEntry, Match, Player
 from .harness import START, World
 
 HOUR = timedelta(hours=1)
+MINUTE = timedelta(minutes=1)
 NAMES = {"alice": "Alice", "bob": "Bob", "carol": "Carol", "dave": "Dave", "erin": "Erin"}
 
 
@@ -284,3 +285,66 @@ def about(world: World, key: str, subject: str):
 
 def _step_line(mail) -> str:
     return next(line for line in mail.text.splitlines() if line.startswith("Step:"))
+
+
+def two_mains(tmp_path, db_url) -> World:
+    """main1 (Alice, Bob) ends at T = START + 11h; main2 (Carol, Dave) at T + 2h30m; death
+    matches are Indian Poker of one-minute turns (about an hour each), two hours after their
+    nomination."""
+    season = frame_season()
+    season["games"]["indian-poker"] = {"phase_length": "1m", "reminders": []}
+    season["matches"].append(
+        {
+            "id": "main2",
+            "game": "stationary-roulette",
+            "kind": "main",
+            "players": ["carol", "dave"],
+            "start": (START + 2 * HOUR + 30 * MINUTE).isoformat(),
+            "seed": 2,
+            "phase_length": "1h",
+            "reminders": [],
+        }
+    )
+    w = World(tmp_path, db_url, season)
+    for key in ("carol", "dave", "erin"):
+        w.clients[key] = w.clients["alice"].__class__(
+            f"{key}@example.test", NAMES[key], w.config.mail.outbox / f"{key}@example.test", w.config.mail.inbox
+        )
+    return w
+
+
+def nominate(world: World, ec: str, who: str, at) -> None:
+    mail = about(world, ec, "nominate your DMO")
+    world.client(ec).reply(mail, f"NOMINATE {who}\n" + _step_line(mail), at)
+    world.tick(at)
+
+
+def test_a_dmo_eliminated_before_the_death_match_starts_makes_the_ec_nominate_again(tmp_path, db_url):
+    w = two_mains(tmp_path, db_url)
+    try:
+        T = START + 11 * HOUR
+        w.tick(START)
+        w.tick(T)
+        ec1 = match(w, "main1").result["ranking"][-1]
+        nominate(w, ec1, "Erin", T + MINUTE)  # the first death match: ec1 against Erin, at T + 2h01m
+        w.tick(T + 2 * HOUR + 30 * MINUTE)
+        ec2 = match(w, "main2").result["ranking"][-1]
+        # these seeds make ec1 lose the first death match (checked below): ec2 nominates ec1
+        # before it ends, and that death match is scheduled for T + 4h31m
+        nominate(w, ec2, NAMES[ec1], T + 2 * HOUR + 31 * MINUTE)
+        assert match(w, "main2-death").status == "scheduled"
+        w.tick(T + 4 * HOUR + 20 * MINUTE)
+        first = match(w, "main1-death")
+        assert first.status == "finished" and first.result["ranking"][-1] == ec1, first.result
+        second = match(w, "main2-death")
+        assert second.status == "cancelled"  # its DMO was eliminated before it started
+        again = match(w, "main2-nomination-2")
+        assert again is not None and again.status == "running", (again.status, again.problem, again.starts_at)
+        assert seats(w, "main2-nomination-2")[0] == ec2 and ec1 not in seats(w, "main2-nomination-2")
+        told = about(w, ec2, "It has lapsed")
+        text = told.text.replace("\n", " ")
+        assert "Your Indian Poker match main2-death (Test season) has lapsed" in text
+        assert f"the DMO (death-match opponent), {NAMES[ec1]}, was eliminated in main1-death" in text
+        assert about(w, ec2, "nominate your DMO").message["Message-ID"] != told.message["Message-ID"]
+    finally:
+        w.store.dispose()
