@@ -143,7 +143,7 @@ def sqlite_file(url: str) -> Path | None:
 
 
 def cmd_season_load(args: argparse.Namespace) -> int:
-    from referee.seasons import check_past_starts
+    from referee.seasons import check_past_starts, season_plan
     from referee.seasons import load_season as load_into_store
 
     spec = load_season(args.file)
@@ -176,6 +176,10 @@ def cmd_season_load(args: argparse.Namespace) -> int:
     elif args.check:
         print(f"{summary}: OK; loading it would change:" if changes else f"{summary}: OK; loading it changes nothing")
         for line in changes:
+            print(f"  {line}")
+    if args.check:
+        print("what the season would start, and when (UTC):")
+        for line in season_plan(spec, now):
             print(f"  {line}")
     else:
         for line in changes or ["no changes"]:

@@ -83,6 +83,46 @@ def check_past_starts(matches: list[MatchSpec], now: datetime, *, allow_past: bo
     )
 
 
+def season_plan(spec: SeasonSpec, now: datetime) -> list[str]:
+    """What the season file would start, and when (``referee season load --check``): each
+    match in start order, with its first deadline; then what the season frame adds after
+    each main match (RULINGS, "Seasons")."""
+    lines = []
+    for ms in sorted(spec.matches, key=lambda m: (m.starts_at, m.key)):
+        game = GAMES[ms.game]
+        when = f"in {ago(ms.starts_at - now)}" if ms.starts_at > now else f"{ago(now - ms.starts_at)} ago"
+        who = "the live players at its start" if ms.live else ", ".join(ms.players)
+        main = ", a main match" if ms.kind else ""
+        first = _first_deadline(ms)
+        closes = f"; its first step closes {utc(first)}" if first else ""
+        lines.append(f"{utc(ms.starts_at)} ({when}): {ms.key}, {game.title}{main}, for {who}{closes}")
+    frame = spec.frame
+    mains = [ms for ms in spec.matches if ms.kind]
+    if frame is not None and mains:
+        gap = f"{short(frame.gap)} after the nomination" if frame.gap else "as the nomination ends"
+        lines.append(
+            f"after each main match: its EC nominates the DMO ({short(frame.nomination)} to answer; "
+            f"CoLs {'on' if frame.cols else 'off'}), and the death match starts {gap}"
+        )
+        for ms in mains:
+            follows = ms.death_match or f"the next of the rotation ({', '.join(frame.death_matches)})"
+            lines.append(f"  {ms.key}: followed by {follows}")
+    return lines
+
+
+def _first_deadline(ms: MatchSpec) -> datetime | None:
+    """The first deadline of a match that starts as the file says (None if it cannot tell)."""
+    if ms.live:
+        return None
+    try:
+        game = GAMES[ms.game]
+        state = game.initial_state(ms.seed, ms.players, ms.options)
+        timed = [s for s in open_steps(game, state) if not s.waiting]
+        return ms.starts_at + timedelta(seconds=min(ms.steps[s.kind] for s in timed)) if timed else None
+    except Exception:  # an engine that needs what only the start gives (balances): no deadline shown
+        return None
+
+
 def ago(td: timedelta) -> str:
     """``3 days 2 hours``: to the minute, seconds only under a minute."""
     if td >= timedelta(minutes=1):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -406,15 +407,22 @@ def test_check_compares_with_the_database_and_changes_nothing(folder, capsys):
     (folder / "season.toml").write_text(changed)
     capsys.readouterr()
     assert main(["season", "load", "season.toml", "--check"]) == 0
-    assert capsys.readouterr().out.splitlines() == [
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == [
         "season.toml: season cli: 2 players, 1 matches: OK; loading it would change:",
         "  match sr-1: round length 24h -> 12h",
+        "what the season would start, and when (UTC):",
     ]
+    # the match, its start and its first deadline (12 hours later, as the file now says)
+    (plan,) = lines[3:]
+    assert re.match(r"  \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in .*\): sr-1, Stationary Roulette, for alice, bob; ", plan)
+    start, closes = re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d", plan)
+    assert datetime.fromisoformat(closes) - datetime.fromisoformat(start) == timedelta(hours=12)
     assert main(["season", "load", "season.toml"]) == 0
     assert capsys.readouterr().out.splitlines() == ["match sr-1: round length 24h -> 12h"]
     assert main(["season", "load", "season.toml", "--check"]) == 0
-    out = capsys.readouterr().out.strip()
-    assert out == "season.toml: season cli: 2 players, 1 matches: OK; loading it changes nothing"
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "season.toml: season cli: 2 players, 1 matches: OK; loading it changes nothing"
 
 
 # ---------------------------------------------------------------------------- --config, --version

@@ -348,3 +348,17 @@ def test_a_dmo_eliminated_before_the_death_match_starts_makes_the_ec_nominate_ag
         assert about(w, ec2, "nominate your DMO").message["Message-ID"] != told.message["Message-ID"]
     finally:
         w.store.dispose()
+
+
+def test_check_says_what_the_season_would_start_and_what_follows_a_main_match():
+    from referee.config import parse_season
+    from referee.seasons import season_plan
+
+    lines = season_plan(parse_season(frame_season(), "t"), START - 2 * HOUR)
+    assert lines == [
+        "2026-12-01 18:00 UTC (in 2 hours): main1, Stationary Roulette, a main match, for alice, bob; "
+        "its first step closes 2026-12-01 19:00 UTC",
+        "after each main match: its EC nominates the DMO (6h to answer; CoLs on), and the death match "
+        "starts 2h after the nomination",
+        "  main1: followed by the next of the rotation (indian-poker)",
+    ]
