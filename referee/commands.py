@@ -279,6 +279,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return _print(controls.resume(args.match or None, args.season, now))
 
 
+def cmd_forfeit(args: argparse.Namespace) -> int:
+    controls, now = _controls(args)
+    return _print(controls.forfeit(args.match, args.player, args.reason, now))
+
+
 def cmd_extend(args: argparse.Namespace) -> int:
     from referee.config import parse_duration
 

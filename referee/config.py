@@ -654,6 +654,7 @@ class MatchSpec:
     kind: str | None = None  # "main": a main match of the season frame; None: a match on its own
     death_match: str | None = None  # the death-match game that follows this main match (else the rotation)
     live: bool = False  # players = "live": the season's live players, taken at the start
+    abandon_after: int = 0  # missed steps in a row after which a player forfeits (0: off)
 
 
 @dataclass
@@ -774,7 +775,20 @@ SEASON_KEYS = frozenset({"id", "name", "starting_chips", "starting_garnets", "st
 # the season frame (RULINGS, "Seasons"): what follows each main match
 FRAME_KEYS = frozenset({"seed", "death_matches", "death_match_gap", "nomination_length", "cols", "silent_participants"})
 MATCH_KEYS = frozenset(
-    {"id", "game", "players", "start", "seed", "steps", "phase_length", "reminders", "options", "kind", "death_match"}
+    {
+        "id",
+        "game",
+        "players",
+        "start",
+        "seed",
+        "steps",
+        "phase_length",
+        "reminders",
+        "options",
+        "kind",
+        "death_match",
+        "abandon_after",
+    }
 )
 MAIN = "main"
 
@@ -871,8 +885,14 @@ def parse_frame(
     for name in sorted(following):
         game = PLAYABLE[name]
         gtable = games.get(name, {})
-        steps, reminders = game_timing(game, name, gtable, season, None, where=where, mwhere=f"{where} [games.{name}]")
-        timing[name] = {"steps": steps, "reminders": reminders, "options": dict(gtable.get("options", {}))}
+        gwhere = f"{where} [games.{name}]"
+        steps, reminders = game_timing(game, name, gtable, season, None, where=where, mwhere=gwhere)
+        timing[name] = {
+            "steps": steps,
+            "reminders": reminders,
+            "options": dict(gtable.get("options", {})),
+            "abandon_after": abandon_after(game, gtable, None, gwhere),
+        }
         need = _silent_needed(game, players, silent, len(mains))
         if need > len(silent):
             raise ConfigError(
@@ -903,6 +923,18 @@ def _silent_needed(game: Any, players: list[PlayerSpec], silent: list[str], main
     season_players = sum(1 for p in players if p.email is not None)
     others = max(0, season_players - (mains - 1) - 2)
     return max(0, seats - others)
+
+
+def abandon_after(game: Any, gtable: dict[str, Any], m: dict[str, Any] | None, where: str) -> int:
+    """The abandonment rule of a match (RULINGS, "Seasons"): after this many missed steps in a
+    row a player forfeits it; 0 is off. The match's ``abandon_after``, else the game table's,
+    else the game's default (``GameType.abandon_after``: 5 in Indian Poker, Rewind Hold'em
+    and MatchJack, off in Stationary Roulette and Betting Minority)."""
+    default = getattr(getattr(game, "game_type", None), "abandon_after", 0)
+    value = (m or {}).get("abandon_after", gtable.get("abandon_after", default))
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1000:
+        raise ConfigError(f"{where}: abandon_after must be a whole number of missed steps (0: off), got {value!r}")
+    return value
 
 
 def game_timing(
@@ -987,7 +1019,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
             raise ConfigError(f"{where} [games.{gname}]: unknown game (known: {', '.join(sorted(PLAYABLE))})")
         if not isinstance(gtable, dict):
             raise ConfigError(f"{where} [games.{gname}] must be a table")
-        _unknown(gtable, {"steps", "reminders", "phase_length", "options"}, f"{where} [games.{gname}]")
+        _unknown(gtable, {"steps", "reminders", "phase_length", "options", "abandon_after"}, f"{where} [games.{gname}]")
         if "options" in gtable:
             check_options(GAMES[gname], gtable["options"], f"{where} [games.{gname}] options")
 
@@ -1083,6 +1115,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
 
         gtable = games.get(gname, {})
         steps, reminders = game_timing(game, gname, gtable, season, m, where=where, mwhere=mwhere)
+        abandon = abandon_after(game, gtable, m, mwhere)
         options = dict(gtable.get("options", {}))
         if "options" in m:
             options.update(check_options(game, m["options"], f"{mwhere} options"))
@@ -1100,6 +1133,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
                 kind=kind,
                 death_match=death_game,
                 live=live,
+                abandon_after=abandon,
             )
         )
         if not live:  # live seats are known at the start only: checked then

@@ -207,16 +207,18 @@ def render_mail(game: str, name: str, context: dict[str, Any]) -> RenderedMail:
     A mail template's first line is ``Subject: ...``; the body follows a blank line.
     """
     env = environment()
+    common = False  # the common templates are prose, wrapped whatever the game
     try:
         template = env.get_template(f"mail/{game}/{name}.txt")
     except TemplateNotFound:
         template = env.get_template(f"mail/common/{name}.txt")
+        common = True
     rendered = template.render(**context)
     head, _, body = rendered.partition("\n")
     if not head.startswith("Subject:"):
         raise ValueError(f"template {template.name} must start with a 'Subject:' line")
     body = body.lstrip("\n").rstrip() + "\n"
-    if game in WRAPPED_GAMES or game == "common" or name in _GAMELESS:
+    if game in WRAPPED_GAMES or game == "common" or common or name in _GAMELESS:
         form = context.get("form")
         keep = form.splitlines() if isinstance(form, str) else ()
         body = wrap_text(explain_abbreviations(_BLANK_RUNS.sub("\n\n", body), keep), keep)

@@ -241,7 +241,7 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
     new_starts: list[MatchSpec] = []  # matches whose start this load sets
     for ms in spec.matches:
         match = session.scalar(select(Match).where(Match.key == ms.key))
-        timing = {"steps": ms.steps, "reminders": ms.reminders}
+        timing = {"steps": ms.steps, "reminders": ms.reminders, "abandon_after": ms.abandon_after}
         if match is not None and match.season_id != season.id:
             raise ConfigError(f"match {ms.key!r} already belongs to another season")
         if match is None:
@@ -385,6 +385,9 @@ def _timing_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     a, b = [float(x) for x in old.get("reminders", [])], [float(x) for x in new["reminders"]]
     if a != b:
         lines.append(f"reminders {_reminders(a)} -> {_reminders(b)}")
+    was, now = old.get("abandon_after", 0), new.get("abandon_after", 0)
+    if was != now:
+        lines.append(f"abandon_after {was or 'off'} -> {now or 'off'}")
     return lines
 
 

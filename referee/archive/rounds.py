@@ -62,7 +62,7 @@ def _closing_events(game: Game, match: Any, events: Sequence[Any], wanted: int) 
     keys: set[str] = set()
     for ev, state in replayed(game, match, events):
         after = {s.key for s in open_steps(game, state)}
-        if ev is None or ev.kind not in ("move", "timeout"):
+        if ev is None or ev.kind not in ("move", "timeout", "forfeit"):  # what may change the state
             keys = after
             continue
         if after and keys <= after:

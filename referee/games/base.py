@@ -56,6 +56,14 @@ and storage; the engine owns the rules.
   ``view(state, None)`` is the public view (archive). Hidden information must never
   appear in a view before the rules reveal it.
 * ``result(state)`` is ``None`` while the match runs, then a :class:`Result`.
+* ``forfeit(state, player)`` returns the state after ``player`` forfeits the match (the
+  season's abandonment rule, or the organizer's ``referee forfeit``; RULINGS, "Seasons": a
+  loss, with the chips as they stand), recorded so that the public view says it. A match of
+  two sides ends at once, the forfeiter last of the ranking with the outcome "loss"; a
+  MatchJack forfeiter leaves the match as one who reached 0 in that hand and the others play
+  on. A match that is over, a player who is not an acting seat (or has left the match), and
+  a season step (the nomination) raise :class:`GameError`. Each game's page says what
+  becomes of a hand or round in progress, under "Rulings".
 * ``form(state, player)`` is the fill-in template for the open step, in exactly
   the grammar ``parse`` reads; ``""`` when the player has nothing to send.
 * ``standings(state)`` is one line per player for organizers (``referee status``),
@@ -235,6 +243,9 @@ class GameType:
     # option "dmo", when the game has one, names the DMO), and any further seats are silent
     # participants, which the season fills (RULINGS, "Seasons")
     death_match: bool = False
+    # the abandonment rule's default (RULINGS, "Seasons"): after this many missed steps in a
+    # row a player forfeits the match (0: off; a season file may set its own)
+    abandon_after: int = 0
 
     def __post_init__(self) -> None:
         if self.dynamics not in DYNAMICS:
@@ -277,6 +288,7 @@ class Game(Protocol):
     def with_balances(self, state: State, balances: dict[str, int]) -> State: ...
     def view(self, state: State, player: str | None) -> dict[str, Any]: ...
     def result(self, state: State) -> Result | None: ...
+    def forfeit(self, state: State, player: str) -> State: ...
     def form(self, state: State, player: str) -> str: ...
     def standings(self, state: State) -> list[str]: ...
     def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]: ...

@@ -75,6 +75,9 @@ Functions:
     The round after the action (``resolve`` + bookkeeping); raises ``IllegalAction``.
 ``default_action(round) -> action``
     The timeout default for the seat to act: CALL with nothing to call, else FOLD.
+``forfeit(round, seat) -> round``
+    The round ended as a fold by ``seat``, whoever's turn it was (a forfeit of the match:
+    the entry's command is ``FORFEIT`` and it has ``"forfeit": True``).
 ``showdown(round) -> bool``, ``is_over(round) -> bool``
 ``action_problem(action) -> str | None``
     Why a dict is not a well-formed action (None when it is).
@@ -382,6 +385,35 @@ def act(rnd: Round, seat: str, action: Action) -> Round:
         new["to_act"] = None
         new["end"] = done["action"]
         new["folder"] = seat if done["action"] == "fold" else None
+    return new
+
+
+def forfeit(rnd: Round, seat: str) -> Round:
+    """The round after ``seat`` forfeits the match, whoever's turn it was: it ends as a fold
+    by ``seat`` (end "fold", the pot to the opponent), with the entry ``{"seat", "command":
+    "FORFEIT", "action": "fold", "put": 0, "returned": 0, "total", "all_in", "forfeit":
+    True}`` (a game settles it without the penalties of a fold: the forfeit is no FOLD of
+    the game). GameError once the round is over or for a seat not in it."""
+    if seat not in rnd["seats"]:
+        raise GameError(f"{seat} is not a seat of this betting round.")
+    if rnd["end"] is not None:
+        raise GameError("The betting of this hand is over.")
+    new: Round = clone(rnd)
+    new["actions"].append(
+        {
+            "seat": seat,
+            "command": "FORFEIT",
+            "action": "fold",
+            "put": 0,
+            "returned": 0,
+            "total": new["bets"][seat],
+            "all_in": new["stacks"][seat] == 0,
+            "forfeit": True,
+        }
+    )
+    new["to_act"] = None
+    new["end"] = "fold"
+    new["folder"] = seat
     return new
 
 

@@ -61,6 +61,8 @@ State (plain JSON data)::
     history       [record of every finished round, see _end_betting]
     transfers     chip movements (currency MATCH_CHIPS), see referee.games.base.transfer
     result        None while the match runs, else the fields of Result
+    forfeit       only once a DM player forfeited: {"player", "round", "phase", and the open
+                  round as it stood: "positions", "placements", "betting"} (ruling 21)
 """
 
 from __future__ import annotations
@@ -811,6 +813,52 @@ class BettingMinority:
                     _end_betting(new, caller=absent, how="missed")
         return new
 
+    def forfeit(self, state: State, player: str) -> State:
+        """``player``, a DM player, forfeits the match (RULINGS, "Seasons": a loss, with the
+        chips as they stand; ruling 21): it ends at once, the opponent winning. The open round
+        is not played out: no placement is made, no stake leaves anybody's holdings (stakes
+        leave them only when betting ends), no payout, no loss for missed turns; the chips stay
+        as they are. ``state["forfeit"]`` records who forfeited, in which round and phase, and
+        the open round as it stood (its positions, closed placement steps and betting so far,
+        all public); the state's open round is cleared, as no round is open any more, and a
+        send not yet revealed is dropped. The views show the record. A participant (a silent
+        seat) cannot forfeit."""
+        if state["result"] is not None:
+            raise GameError("The match is over; nobody can forfeit it any more.")
+        if player in state["participants"]:
+            raise GameError(
+                f"{player} is a participant, a silent seat of this match, and cannot forfeit it: only the EC and "
+                "the DMO play it."
+            )
+        if player not in (state["ec"], state["dmo"]):
+            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        new = clone(state)
+        names = new["names"]
+        winner = self.opponent(new, player)
+        new["forfeit"] = {
+            "player": player,
+            "round": new["round"],
+            "phase": new["phase"],
+            "positions": new["positions"],
+            "placements": new["placements"],
+            "betting": new["betting"],
+        }
+        new["phase"] = "over"
+        new["send"] = None
+        new["positions"] = {p: None for p in new["participants"]}
+        new["placements"] = []
+        new["betting"] = None
+        where = "before round 1" if state["phase"] == "marker" else f"in round {new['round']}"
+        new["result"] = {
+            "outcome": {winner: "win", player: "loss"},
+            "victory_points": {winner: VICTORY_POINTS["win"], player: VICTORY_POINTS["loss"]},
+            "reason": f"{names[winner]} wins: {names[player]} forfeited the match {where}.",
+            "scores": {"chips": dict(new["chips"]), "rounds": len(new["history"])},
+            "awards": {},
+            "signals": [],
+        }
+        return new
+
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """The match is played with its own chips: season balances are checked, not used."""
         check_balances(state, balances)
@@ -880,6 +928,8 @@ class BettingMinority:
                 "final": state["result"],
             }
         )
+        if state.get("forfeit") is not None:  # only once a DM player forfeited (ruling 21)
+            base["forfeit"] = state["forfeit"]
         if role in (EC, DMO):
             assert player is not None
             opp = self.opponent(state, player)

@@ -27,9 +27,11 @@ State (plain JSON data)::
     deck       {"number": k (the k-th shuffle), "cards": [undealt cards, in deal order]}
     cards      {player: card} of the open hand (None once the match is over)
     betting    the betting round of the open hand (see referee.games.betting; None once over)
-    history    [record of every finished hand, see _Hand.settle: cards, betting, winner, pot, penalty, stacks]
+    history    [record of every finished hand, see _Hand.settle: cards, betting, winner, pot, penalty, stacks;
+               "forfeit": the forfeiter, in the record of the hand a forfeit ended]
     transfers  chip movements (currency MATCH_CHIPS), see referee.games.base.transfer
     result     None while the match runs, else the fields of Result
+    forfeit    only once a player forfeited: {"player", "hand"} (ruling 25)
 """
 
 from __future__ import annotations
@@ -207,6 +209,9 @@ class _Hand:
         pot = betting.pot(rnd)
         carried_in = s["carried"]
         penalty = None
+        # a forfeit of the match ends the hand as a fold by the forfeiter, without the
+        # penalty for folding a 10 (ruling 25)
+        forfeited = rnd["folder"] if rnd["actions"] and rnd["actions"][-1].get("forfeit") else None
         if rnd["end"] == "fold":
             loser = rnd["folder"]
             winner: str | None = _opponent(s, loser)
@@ -220,7 +225,7 @@ class _Hand:
             self.move(POT, winner, pot, "pot" if not carried_in else "pot, with the pot carried over")
             s["stacks"][winner] += pot
             s["carried"] = 0
-            if rnd["end"] == "fold":
+            if rnd["end"] == "fold" and forfeited is None:
                 owed = TEN_FOLD_PENALTY if cards[loser] == TEN else 0
                 paid = ten_fold_penalty(cards[loser], s["stacks"][loser])
                 if owed:
@@ -228,30 +233,41 @@ class _Hand:
                     s["stacks"][loser] -= paid
                     s["stacks"][winner] += paid
                     penalty = {"from": loser, "to": winner, "owed": owed, "paid": paid}
-        s["history"].append(
-            {
-                "hand": s["hand"],
-                "deck": s["deck"]["number"],
-                "ante": rnd["ante"],
-                "antes": dict(rnd["antes"]),
-                "first": rnd["first"],
-                "cards": dict(cards),
-                "actions": clone(rnd["actions"]),
-                "bets": dict(rnd["bets"]),
-                "end": rnd["end"],
-                "folder": rnd["folder"],
-                "tie": winner is None,
-                "winner": winner,
-                "loser": loser,
-                "carried_in": carried_in,
-                "pot": pot,
-                "carried_out": s["carried"],
-                "penalty": penalty,
-                "stacks": dict(s["stacks"]),
-            }
-        )
+        record: dict[str, Any] = {
+            "hand": s["hand"],
+            "deck": s["deck"]["number"],
+            "ante": rnd["ante"],
+            "antes": dict(rnd["antes"]),
+            "first": rnd["first"],
+            "cards": dict(cards),
+            "actions": clone(rnd["actions"]),
+            "bets": dict(rnd["bets"]),
+            "end": rnd["end"],
+            "folder": rnd["folder"],
+            "tie": winner is None,
+            "winner": winner,
+            "loser": loser,
+            "carried_in": carried_in,
+            "pot": pot,
+            "carried_out": s["carried"],
+            "penalty": penalty,
+            "stacks": dict(s["stacks"]),
+        }
+        if forfeited is not None:
+            record["forfeit"] = forfeited
+        s["history"].append(record)
         s["betting"] = None
         s["cards"] = None
+        if forfeited is not None:
+            winner_of_match = _opponent(s, forfeited)
+            s["forfeit"] = {"player": forfeited, "hand": s["hand"]}
+            s["result"] = {
+                "outcome": {winner_of_match: "win", forfeited: "loss"},
+                "victory_points": {winner_of_match: VICTORY_POINTS["win"], forfeited: VICTORY_POINTS["loss"]},
+                "reason": f"{winner_of_match} wins: {forfeited} forfeited the match in hand {s['hand']}.",
+                "scores": {"stacks": dict(s["stacks"]), "hands": s["hand"]},
+            }
+            return
         out = [p for p in s["players"] if is_out(s["stacks"][p], s["carried"])]
         if out:
             (loser_of_match,) = out  # 50 chips, none carried: only one player can be out
@@ -286,6 +302,7 @@ class IndianPoker:
             chance=True,
             ranked=True,
             death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
+            abandon_after=5,  # RULINGS, "Seasons": a timeout costs little, so 5 missed steps forfeit
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -419,6 +436,23 @@ class IndianPoker:
         _Hand(new).after_action()
         return new
 
+    def forfeit(self, state: State, player: str) -> State:
+        """``player`` forfeits the match (RULINGS, "Seasons": a loss, with the chips as they
+        stand; ruling 25): the open hand ends as a fold by ``player``, whoever's turn it was
+        (an entry ``FORFEIT`` in its betting): the opponent takes the pot (and any pot carried
+        over from a tie), no penalty for folding a 10 is paid, both cards are shown as after
+        every hand; then the match ends, the opponent winning. The hand's record and
+        ``state["forfeit"]`` say it (the views show it)."""
+        if state["result"] is not None:
+            raise GameError("The match is over; nobody can forfeit it any more.")
+        if player not in state["players"]:
+            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        new = clone(state)
+        new["betting"] = betting.forfeit(new["betting"], player)
+        new["betting"]["actions"][-1]["timeout"] = False
+        _Hand(new).settle()
+        return new
+
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """Ruling 9: the duel is played with its own chips; the season balances are checked
         for shape but change nothing."""
@@ -504,6 +538,8 @@ class IndianPoker:
                 "history": history,
                 "final": state["result"],
             }
+            # only once a player forfeited (ruling 25)
+            | ({"forfeit": state["forfeit"]} if state.get("forfeit") is not None else {})
         )
 
     @staticmethod

@@ -315,6 +315,14 @@ class Nomination:
     def result(self, state: State) -> Result | None:
         return stored_result(state)
 
+    def forfeit(self, state: State, player: str) -> State:
+        """Never: a nomination is the season's step, not a match anyone plays to win or lose;
+        the season itself handles an EC or a nominee who leaves (RULINGS, "Seasons")."""
+        raise GameError(
+            "A nomination cannot be forfeited: it is the season's step, not a match; the season handles an EC "
+            "or a nominee who leaves (the nomination lapses, or the EC nominates again)."
+        )
+
     def form(self, state: State, player: str) -> str:
         step = self.step(state)
         if step is None or player not in step.players:

@@ -41,6 +41,8 @@ State (plain JSON data)::
                    next, and closed_by (the step whose move or timeout ended it)
     transfers      movements of MATCH_CHIPS between the players and "pot"
     result         None while the match runs, else the fields of :class:`Result`
+    forfeit        only once a player forfeited: {"player", "round"} (ruling 24); the
+                   record of the round it ended has "forfeit": the forfeiter
 
 A move is a betting action of :mod:`referee.games.betting` (``{"action": "raise",
 "by": 3}``, ``{"action": "call"}``...) with two more keys: ``rewind`` (bool: REWIND in
@@ -326,6 +328,35 @@ class _Play:
         s["last_event"] = self.key
         self.play_on()
 
+    def forfeit(self, player: str) -> None:
+        """``player`` forfeits the match in the open turn (ruling 24): the round ends as a fold
+        by ``player``, whoever's turn it was (an entry ``FORFEIT``), and is settled; the match
+        is over."""
+        s = self.s
+        table = s["table"]
+        table["betting"] = betting.forfeit(table["betting"], player)
+        done = table["betting"]["actions"][-1]
+        table["actions"].append(
+            {
+                "round": table["round"],
+                "turn": table["turn"],
+                "step": self.key,
+                "player": player,
+                "command": done["command"],
+                "action": done["action"],
+                "put": 0,
+                "returned": 0,
+                "total": done["total"],
+                "all_in": done["all_in"],
+                "rewind": False,
+                "timeout": False,
+                "forfeit": True,
+            }
+        )
+        s["last_event"] = self.key
+        self.settle()
+        s["table"] = None
+
     def play_on(self) -> None:
         """Settle every round whose betting is over and deal the next, until a round
         waits for a player or the match is over."""
@@ -370,7 +401,15 @@ class _Play:
             "discarded": None,
             "closed_by": self.key,
         }
-        if rnd["end"] == "fold":
+        forfeited = rnd["folder"] if rnd["actions"] and rnd["actions"][-1].get("forfeit") else None
+        if forfeited is not None:
+            # a forfeit of the match (ruling 24): a fold by the forfeiter, settled without the
+            # fold penalty and without storing Rewind Cards: the match ends with this round
+            winner, loser = _other(s, forfeited), forfeited
+            self.take_pot(winner, record)
+            record["forfeit"] = forfeited
+            following = loser
+        elif rnd["end"] == "fold":
             loser = rnd["folder"]
             winner = _other(s, loser)
             self.take_pot(winner, record)
@@ -398,6 +437,9 @@ class _Play:
         record["chips"] = dict(s["chips"])
         record["next_first"] = following
         s["history"].append(record)
+        if forfeited is not None:
+            self.finish(forfeited, record, forfeit=True)
+            return following
         broke = [p for p in s["players"] if s["chips"][p] == 0]
         if broke:
             self.finish(broke[0], record)
@@ -415,13 +457,18 @@ class _Play:
             self.move_chips(POT, p, share, f"split pot, round {record['round']}")
         record["carry_out"] = self.s["pot"]
 
-    def finish(self, loser: str, record: dict[str, Any]) -> None:
-        """END: the match ends when a player has no chips."""
+    def finish(self, loser: str, record: dict[str, Any], *, forfeit: bool = False) -> None:
+        """END: the match ends when a player has no chips (or forfeits, ruling 24)."""
         winner = _other(self.s, loser)
+        if forfeit:
+            reason = f"{loser} forfeited the match in round {record['round']}: {winner} wins the match."
+            self.s["forfeit"] = {"player": loser, "round": record["round"]}
+        else:
+            reason = f"{loser} has no chips left after round {record['round']}: {winner} wins the match."
         self.s["result"] = {
             "outcome": {winner: "win", loser: "loss"},
             "victory_points": {winner: VICTORY_POINTS["win"], loser: VICTORY_POINTS["loss"]},
-            "reason": f"{loser} has no chips left after round {record['round']}: {winner} wins the match.",
+            "reason": reason,
             "scores": {"chips": dict(self.s["chips"]), "rounds": record["round"]},
         }
 
@@ -474,6 +521,7 @@ class RewindHoldem:
             chance=True,
             ranked=True,
             death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
+            abandon_after=5,  # RULINGS, "Seasons": a timeout costs little, so 5 missed steps forfeit
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
 
@@ -617,6 +665,22 @@ class RewindHoldem:
         _Play(new, step_key(table["round"], table["turn"])).act(player, action, rewind=False, timeout=True)
         return new
 
+    def forfeit(self, state: State, player: str) -> State:
+        """``player`` forfeits the match (RULINGS, "Seasons": a loss, with the chips as they
+        stand; ruling 24): the open round ends as a fold by ``player``, whoever's turn it was:
+        the opponent takes the pot (any odd chip carried from a tie included), no fold
+        penalty is paid, no Rewind Cards are stored, both hidden cards are shown as at the
+        end of every round; the match ends, the opponent winning. The round's record and
+        ``state["forfeit"]`` say it (the views show it)."""
+        if state["result"] is not None:
+            raise GameError("The match is over; nobody can forfeit it any more.")
+        if player not in state["players"]:
+            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        new = clone(state)
+        table = new["table"]
+        _Play(new, step_key(table["round"], table["turn"])).forfeit(player)
+        return new
+
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """Ruling R13: the chips of this game are the match's own (MATCH_CHIPS), so the
         live season balances, checked for shape, change nothing."""
@@ -665,6 +729,8 @@ class RewindHoldem:
             "history": history,
             "final": state["result"],
         }
+        if state.get("forfeit") is not None:  # only once a player forfeited (ruling 24)
+            view["forfeit"] = state["forfeit"]
         return clone(view)  # built from references into the state: nothing shared leaves
 
     @staticmethod

@@ -27,6 +27,7 @@ State (plain JSON data)::
                    round's mails show), the earlier ones compact, see below
     transfers      chip movements, see :func:`referee.games.base.transfer`
     result         None while the match runs, else the fields of :class:`Result`
+    forfeit        only once a player forfeited: {"player", "round"} (ruling 33)
 
 A roulette is ``{"winning": colour, "points": {colour: n}}``; a bet is ``{colour: n}``.
 
@@ -1192,6 +1193,31 @@ class StationaryRoulette:
         _Settlement(new).run()
         return new
 
+    def forfeit(self, state: State, player: str) -> State:
+        """``player`` forfeits the match (RULINGS, "Seasons": a loss, with the chips as they
+        stand; ruling 33): it ends at once, the opponent winning. The open round is not
+        settled: its submissions are dropped, no points are scored, no chips move (no take,
+        no LGT payment, no inactivity fee, no point-lead payment); a roulette not yet bet on
+        is never revealed (ruling 4). ``state["forfeit"]`` records who forfeited and in
+        which round (the views show it)."""
+        if state["result"] is not None:
+            raise GameError("The match is over; nobody can forfeit it any more.")
+        if player not in state["players"]:
+            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        new = _copy(state)
+        winner = _opponent(new, player)
+        round_no = new["round"]
+        where = "the preparation phase" if round_no == 0 else f"round {round_no}"
+        new["pending"] = {p: {"roulette": None, "bet": None} for p in new["players"]}
+        new["forfeit"] = {"player": player, "round": round_no}
+        new["result"] = {
+            "outcome": {winner: "win", player: "loss"},
+            "victory_points": {winner: VICTORY_POINTS["win"], player: VICTORY_POINTS["loss"]},
+            "reason": f"{winner} wins: {player} forfeited the match in {where} (not settled).",
+            "scores": dict(new["points"]),
+        }
+        return new
+
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """The state with each player's chips set to their live season balance (ruling:
         every settlement, the lead payment included, is judged on what the players hold
@@ -1237,6 +1263,8 @@ class StationaryRoulette:
         }
         if player is None:
             view["history"] = self._history(state)
+        if state.get("forfeit") is not None:  # only once a player forfeited (ruling 33)
+            view["forfeit"] = state["forfeit"]
         copied: dict[str, Any] = _copy(view)
         return copied
 

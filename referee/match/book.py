@@ -60,6 +60,8 @@ def replayed(game: Game, match: Match, events: Sequence[Event]) -> Iterator[tupl
             if "balances" in ev.payload:
                 state = game.with_balances(state, ev.payload["balances"])
             state = time_out(game, state, getattr(ev, "step_key", None))  # the step whose deadline passed
+        elif ev.kind == "forfeit":
+            state = game.forfeit(state, ev.player)
         yield ev, state
 
 
@@ -188,6 +190,36 @@ class MatchBook:
         log.info("match %s: %s extended by %s, to %s", match.key, entry.key, by, iso(entry.deadline))
         return entry.key
 
+    def forfeit(self, session: Session, match: Match, player: str, at: datetime, reason: str, by: str) -> None:
+        """``player`` forfeits the running match at ``at`` (``by``: "organizer", or "rule", the
+        abandonment rule): the game's own forfeit (a loss, with the chips as they stand; in
+        MatchJack the player leaves and the others play on), an event in the chain."""
+        game = GAMES[match.game]
+        state = game.forfeit(match.state, player)  # before any change: it may refuse
+        self.log_event(session, match, "forfeit", player, {"reason": reason, "by": by}, at)
+        self.save_state(session, match, game, state, at)
+        log.info("match %s: %s forfeits at %s (%s)", match.key, player, iso(at), reason)
+
+    def abandon(self, session: Session, match: Match, at: datetime) -> list[tuple[str, str]]:
+        """The abandonment rule (RULINGS, "Seasons"): every player of the running match who has
+        missed ``timing["abandon_after"]`` steps in a row forfeits it now; returns (player, why)."""
+        limit = int((match.timing or {}).get("abandon_after") or 0)
+        gone: list[tuple[str, str]] = []
+        if not limit:
+            return gone
+        for player, missed in sorted((match.absences or {}).items()):
+            if missed >= limit and match.status == "running":
+                why = f"missed {missed} steps in a row (the abandonment rule: {limit})"
+                try:
+                    self.forfeit(session, match, player, at, why, "rule")
+                except GameError:  # already out of the match (MatchJack): nothing to forfeit
+                    continue
+                gone.append((player, why))
+        if gone:
+            out = {p for p, _ in gone}
+            match.absences = {p: n for p, n in (match.absences or {}).items() if p not in out}
+        return gone
+
     @staticmethod
     def close_due(match: Match, until: datetime) -> bool:
         """Is an open step's deadline at or before ``until``? (A step closes at its deadline,
@@ -222,6 +254,11 @@ class MatchBook:
             step_key=step_key,
         )
         self.save_state(session, match, game, state, at)
+        absent = dict(match.absences or {})
+        for player in missing:
+            absent[player] = absent.get(player, 0) + 1
+        if missing:
+            match.absences = absent  # a new value: the JSON column sees the change
         log.info(
             "match %s: %s closed at its deadline %s%s",
             match.key,
@@ -249,6 +286,8 @@ class MatchBook:
         step = self.step_of(match, player)
         sealing = step is not None and step.simultaneous
         made: list[dict[str, Any]] = []
+        if (match.absences or {}).get(player) and any(p.get("accepted") for p in logged):
+            match.absences = {**match.absences, player: 0}  # an accepted move ends a run of misses
         for payload in logged:
             # every move's event carries a nonce, so its digest in the public chain says nothing
             nonce = chain.move_nonce(self.secret, match.key, match.last_event_seq + 1)

@@ -114,6 +114,8 @@ class Clock:
         while self.book.close_due(match, until):
             before = [entry.key for entry in opensteps.listed(match)]
             at = self.book.close_step(session, match)
+            for player, why in self.book.abandon(session, match, at):  # missed too many steps in a row
+                self.notices.tell(session, match, at, "abandoned", forfeiter=_name(match, player), reason=why)
             self.notices.announce_step(session, match, at, since=before)
             closed += 1
         return closed
@@ -162,6 +164,10 @@ class Clock:
             log.exception("match %s: %s failed; left as it was", match.key, doing)
             self.broken.add(match.id)
             raise _Abandoned from exc
+
+
+def _name(match: Match, key: str) -> str:
+    return next((seat.player.name for seat in match.seats if seat.player.key == key), key)
 
 
 def start_due_by(now: datetime) -> tuple[Any, ...]:

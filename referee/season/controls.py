@@ -89,6 +89,26 @@ class Controls:
             self._tell(session, match, now, "extended", by=duration(by))
             return [f"match {key}: {extended} extended by {duration(by)}, to {iso(entry.deadline)}"]  # type: ignore[arg-type]
 
+    def forfeit(self, key: str, player: str, reason: str, now: datetime) -> list[str]:
+        """``player`` forfeits the running match (the game's own rule: a loss with the chips as
+        they stand; in MatchJack the player leaves and the others play on)."""
+        with self.store.unit_of_work() as session:
+            match = _match(session, key)
+            if match.status != "running":
+                raise ConfigError(f"match {key} is {match.status}: only a running match is forfeited")
+            seat = next((s for s in match.seats if s.player.key == player), None)
+            if seat is None:
+                raise ConfigError(f"{player} does not sit in match {key}")
+            before = [entry.key for entry in opensteps.listed(match)]
+            try:
+                self.book.forfeit(session, match, player, now, reason, "organizer")
+            except GameError as exc:
+                raise ConfigError(f"match {key}: {exc}") from None
+            self._tell(session, match, now, "forfeited", forfeiter=seat.player.name, reason=reason)
+            self.notices.announce_step(session, match, now, since=before)
+            state = "is over" if match.status == "finished" else "goes on"
+            return [f"match {key}: {player} forfeits ({reason}); the match {state}; its players are told"]
+
     def _tell(self, session: Session, match: Match, at: datetime, what: str, **extra: Any) -> None:
         self.notices.tell(session, match, at, what, **extra)
 

@@ -291,6 +291,7 @@ class SeasonFrame:
             timing={
                 "steps": dict(timing.get("steps") or {k: h * 3600 for k, h in game.step_kinds.items()}),
                 "reminders": list(timing.get("reminders") or []),
+                "abandon_after": int(timing.get("abandon_after", getattr(game.game_type, "abandon_after", 0))),
             },
             starts_at=starts,
             status="scheduled",

@@ -154,6 +154,9 @@ class Match(Base):
     follows_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
     # "live": the seats are the season's live players, taken at the start; None: as loaded
     seating: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # {player: steps missed in a row} (the abandonment rule: timing["abandon_after"]); a step
+    # closed at its deadline without the player's submission counts one, a move resets it
+    absences: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
 
     __mapper_args__ = {"version_id_col": version}
 

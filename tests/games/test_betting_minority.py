@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from referee.games.base import MATCH_CHIPS, Applied, Move, NoMoves, ParseError, State, clone, rng
+from referee.games.base import MATCH_CHIPS, Applied, GameError, Move, NoMoves, ParseError, State, clone, rng
 from referee.games.betting_minority import (
     DMO,
     EC,
@@ -1492,3 +1492,63 @@ def test_the_event_log_replays_the_match() -> None:
     for k in (0, 1, len(events) // 3, len(events) // 2, len(events) - 1):
         assert replay(G, row, [begin, *events[:k]]) == states[k]
     assert json.loads(json.dumps(states[-1])) == states[-1]
+
+
+# --------------------------------------------------------------------------- ruling 21: a forfeit
+
+
+def test_ruling_21_a_forfeit_in_the_betting_ends_the_match_with_the_chips_as_they_stand() -> None:
+    """Round 2's betting: red opened with 2 chips, zero raised to 3; red is to act when zero
+    forfeits. No stake leaves anybody's holdings (they leave only when betting ends), no
+    payout: red wins."""
+    state = ok(ok(to_betting("me"), ZERO, bet("raise", Uno=1)), RED, bet("call", Uno=1))
+    state = place(state, everyone_in("Dos"))
+    state = ok(ok(state, RED, bet("bet", Dos=2)), ZERO, bet("raise", Uno=3))
+    assert state["round"] == 2 and G.step(state).players == (RED,)  # type: ignore[union-attr]
+    before = json.dumps(state, sort_keys=True)
+    over = G.forfeit(state, ZERO)
+    assert json.dumps(state, sort_keys=True) == before, "forfeit changed the state it was given"
+    assert chips(over) == chips(state) and over["transfers"] == state["transfers"]
+    assert over["history"] == state["history"] and over["phase"] == "over"
+    record = over["forfeit"]
+    assert (record["player"], record["round"], record["phase"]) == (ZERO, 2, "bet")
+    assert record["betting"]["placements"] == {RED: {"Dos": 2}, ZERO: {"Uno": 3}}
+    assert record["positions"] == everyone_in("Dos") and len(record["placements"]) == 5
+    assert over["betting"] is None and over["placements"] == [] and set(over["positions"].values()) == {None}
+    result = G.result(over)
+    assert result.outcome == {RED: "win", ZERO: "loss"} and result.victory_points == {RED: 1.0, ZERO: 0.0}
+    assert result.reason == "Red Rover wins: Zero Cool forfeited the match in round 2."
+    assert result.ranking == [RED, ZERO]  # the two DM players only
+    assert result.scores == {"chips": dict(over["chips"]), "rounds": 1}
+    assert G.step(over) is None and G.awaiting(over) == () and G.audience(over) == (RED, ZERO)
+    assert G.forfeit(state, ZERO) == over  # deterministic
+
+
+def test_ruling_21_a_forfeit_drops_an_unrevealed_send_and_the_views_say_it() -> None:
+    state = ok(marker(start(), "me"), RED, send(PARTS[0], "Uno"))  # red's send, secret until the step closes
+    over = G.forfeit(state, RED)
+    assert over["send"] is None and over["forfeit"]["placements"] == []
+    assert "Uno" not in json.dumps(over["forfeit"])
+    for viewer in (None, RED, ZERO):
+        assert G.view(over, viewer)["forfeit"]["player"] == RED
+    assert "forfeit" not in G.view(state, None)
+    result = G.result(over)
+    assert result.outcome == {ZERO: "win", RED: "loss"} and result.ranking == [ZERO, RED]
+    assert chips(over) == (4, 4)
+
+
+def test_ruling_21_the_dmo_forfeits_before_round_1() -> None:
+    over = G.forfeit(start(), ZERO)
+    assert over["forfeit"]["phase"] == "marker"
+    assert G.result(over).reason == "Red Rover wins: Zero Cool forfeited the match before round 1."  # type: ignore[union-attr]
+
+
+def test_ruling_21_a_participant_a_stranger_or_a_match_over_cannot_forfeit() -> None:
+    state = start()
+    with pytest.raises(GameError, match="participant"):
+        G.forfeit(state, PARTS[3])
+    with pytest.raises(GameError, match="not playing"):
+        G.forfeit(state, "nobody")
+    over = G.forfeit(state, RED)
+    with pytest.raises(GameError, match="over"):
+        G.forfeit(over, ZERO)

@@ -526,3 +526,106 @@ def test_forms_parse_back_to_accepted_moves(name: str) -> None:
                     applied = game.apply_move(current, p, move)
                     assert applied.accepted, (form, move, applied.reason)
                     current = applied.state
+
+
+# --------------------------------------------------------------------------- forfeits
+
+# states per game (a seeded sample over its playouts, the final ones apart) at which every
+# acting player forfeits in turn
+FORFEIT_STATES = 10
+
+
+def play_on(out: Playout, state: State, rnd: random.Random) -> State:
+    """``state`` played to its end as the playouts play: sample moves, now and then a deadline."""
+    game = out.game
+    for _ in range(MAX_EVENTS):
+        steps = open_steps(game, state)
+        if not steps:
+            return state
+        movers = [
+            (p, moves)
+            for p in dict.fromkeys(p for s in steps for p in s.players)
+            if (moves := game.sample_moves(state, p, rnd))
+        ]
+        if movers and rnd.random() < 0.8:
+            player, moves = rnd.choice(movers)
+            state, _ = out.held(state)
+            applied = game.apply_move(state, player, rnd.choice(moves))
+            assert applied.accepted, applied.reason
+            state = applied.state
+        else:
+            step = rnd.choice(timed_steps(game, state))
+            state, _ = out.held(state)
+            state = time_out(game, game.with_balances(state, out.balances(state)), step.key)
+    raise AssertionError(f"{game.name} seed {out.seed}: no end after {MAX_EVENTS} events after a forfeit")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_forfeit_is_a_loss_and_the_others_play_on(name: str) -> None:
+    """``forfeit(state, player)`` (RULINGS, "Seasons") at states of the playouts, by every acting
+    player: it never changes the state it is given and is deterministic; a match of two sides is
+    over at once, the forfeiter last of the ranking with the outcome "loss"; in a game of
+    concurrent steps (MatchJack) the match may go on: the forfeiter is in no open step, not
+    awaited, has no sample moves, and the others play the match out to a result that ranks
+    the forfeiter below every player who never left the match, with a "loss". The public view
+    says the forfeit; the mails of the new state render; a forfeited state keeps hidden what
+    a player may not know. A silent seat, a player who has left the match, and anyone in a
+    match that is over cannot forfeit (GameError); nor anyone in a season's step."""
+    games_playouts = playouts(name)
+    game = GAMES[name]
+    pick = random.Random(f"forfeit:{name}")
+    pool = [(out, k) for out in games_playouts for k in range(len(out.states) - 1)]
+    chosen = pick.sample(pool, min(FORFEIT_STATES, len(pool)))
+    for out in games_playouts:  # nobody forfeits a match that is over
+        for p in out.players:
+            with pytest.raises(GameError):
+                pure(game.forfeit, out.states[-1], p)
+    for out, k in chosen:
+        state = out.states[k]
+        silent = [p for p in out.players if p not in acting(out)]
+        for p in silent[:2]:
+            with pytest.raises(GameError):
+                pure(game.forfeit, state, p)
+        for i, p in enumerate(acting(out)):
+            if game.game_type.season_step:
+                with pytest.raises(GameError, match="cannot be forfeited"):
+                    pure(game.forfeit, state, p)
+                continue
+            try:
+                new = pure(game.forfeit, state, p)
+            except GameError:
+                # only a player who has already left the match (a game of concurrent steps)
+                assert game.game_type.concurrent and game.view(state, p)["out"], (name, out.seed, k, p)
+                continue
+            assert as_json(new) == new and pure(game.forfeit, state, p) == new, "a forfeit is deterministic"
+            assert "forfeit" in json.dumps(game.view(new, None)), "the public view does not say the forfeit"
+            for q in dict.fromkeys([p, acting(out)[(i + 1) % len(acting(out))]]):  # the forfeiter and another
+                mails(game, new, q, out.players)
+            result = game.result(new)
+            if result is None:
+                assert game.game_type.concurrent, "a match of two sides ends at its forfeit"
+                assert p not in game.awaiting(new) and game.sample_moves(new, p, out.rnd("forfeit", k, p)) == []
+                assert all(p not in s.players for s in open_steps(game, new))
+                with pytest.raises(GameError):
+                    game.forfeit(new, p)
+                for q in acting(out):  # what a player may not know stays hidden after a forfeit
+                    rnd = out.rnd("forfeit-hidden", k, p, q)
+                    view, public, standings = game.view(new, q), game.view(new, None), game.standings(new)
+                    for variant in game.hidden_variants(new, q, rnd):
+                        assert game.view(variant, q) == view and game.form(variant, q) == game.form(new, q)
+                        assert game.view(variant, None) == public and game.standings(variant) == standings
+                if i % 2:  # half of them played out (time)
+                    continue
+                new = play_on(out, new, out.rnd("forfeit-on", k, p))
+                result = game.result(new)
+                assert result is not None
+            assert result.outcome[p] == "loss" and result.victory_points[p] == 0
+            assert game.step(new) is None and game.awaiting(new) == ()
+            if game.game_type.ranked:
+                ranking = result.ranking
+                assert sorted(ranking) == sorted(acting(out))
+                if game.game_type.concurrent:
+                    left = {e["player"] for e in game.view(new, None)["eliminated"]}
+                    assert all(ranking.index(q) < ranking.index(p) for q in ranking if q not in left), ranking
+                else:
+                    assert ranking[-1] == p and result.outcome[ranking[0]] == "win"

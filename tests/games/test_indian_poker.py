@@ -865,3 +865,71 @@ def test_hidden_variants_of_the_last_hand_of_a_deck() -> None:
         state = submit(state, to_act(state), CALL)
     assert G.view(state, A)["unseen"] == [state["cards"][A]]
     assert G.hidden_variants(state, A, random.Random(0)) == []
+
+
+# --------------------------------------------------------------------------- ruling 25: a forfeit
+
+
+def test_ruling_25_a_forfeit_is_a_fold_without_the_10_penalty_and_ends_the_match() -> None:
+    """alice holds a 10 and has raised; bob is to act when alice forfeits: the hand ends as
+    her fold, not on her turn; bob takes the pot (3 + 1 chips), no 10-chip penalty; the match
+    is over, bob winning, the chips as they stand."""
+    state = submit(setup([(10, 3)]), A, raise_by(2))
+    assert to_act(state) == B
+    before = json.dumps(state, sort_keys=True)
+    over = G.forfeit(state, A)
+    assert json.dumps(state, sort_keys=True) == before, "forfeit changed the state it was given"
+    record = hand(over, 1)
+    assert (record["end"], record["folder"], record["winner"], record["loser"]) == ("fold", A, B, A)
+    assert record["penalty"] is None and record["forfeit"] == A and record["pot"] == 4
+    assert record["actions"][-1] == {
+        "seat": A,
+        "command": "FORFEIT",
+        "action": "fold",
+        "put": 0,
+        "returned": 0,
+        "total": 3,
+        "all_in": False,
+        "forfeit": True,
+        "timeout": False,
+    }
+    assert over["stacks"] == {A: 22, B: 28} and over["forfeit"] == {"player": A, "hand": 1}
+    assert_conserved(over)
+    result = G.result(over)
+    assert result.outcome == {A: "loss", B: "win"} and result.victory_points == {A: 0.0, B: 1.0}
+    assert result.reason == "bob wins: alice forfeited the match in hand 1."
+    assert result.ranking == [B, A] and result.scores == {"stacks": {A: 22, B: 28}, "hands": 1}
+    assert G.step(over) is None and G.awaiting(over) == ()
+    assert G.forfeit(state, A) == over  # deterministic
+
+
+def test_ruling_25_the_forfeiter_to_act_and_a_carried_pot_go_to_the_opponent() -> None:
+    """A tie carried 4 chips; in hand 2 bob, to act, forfeits: alice takes the carried pot too."""
+    state = submit(setup([(4, 4), (2, 9)]), A, CALL)
+    assert state["carried"] == 2 and hand(state, 1)["tie"]
+    assert to_act(state) == A  # after a tie the same player acts first
+    state = submit(state, A, raise_by(1))
+    over = G.forfeit(state, B)
+    assert hand(over, 2)["pot"] == 3 and over["stacks"] == {A: 26, B: 24}
+    assert_conserved(over)
+    assert G.result(over).outcome == {A: "win", B: "loss"}
+
+
+def test_ruling_25_the_views_show_the_forfeit_and_both_cards() -> None:
+    state = setup([(7, 3)])
+    over = G.forfeit(state, B)
+    public = G.view(over, None)
+    assert public["forfeit"] == {"player": B, "hand": 1} and public["over"]
+    assert public["recent_hands"][-1]["cards"] == {A: 7, B: 3}
+    assert public["last_action"]["command"] == "FORFEIT"
+    assert "forfeit" not in G.view(state, None)
+    assert G.hidden_variants(over, A, random.Random(1)) == []
+
+
+def test_ruling_25_a_match_over_or_a_stranger_cannot_forfeit() -> None:
+    state = start()
+    with pytest.raises(GameError, match="not playing"):
+        G.forfeit(state, "carol")
+    over = G.forfeit(state, A)
+    with pytest.raises(GameError, match="over"):
+        G.forfeit(over, B)

@@ -1207,3 +1207,165 @@ def test_names_are_read_from_the_options() -> None:
     assert G.initial_state(1, PLAYERS, {})["names"] == {p: p for p in PLAYERS}
     with pytest.raises(GameError):
         G.initial_state(1, PLAYERS[:5], {})
+
+
+# --------------------------------------------------------------------------- ruling 21: a forfeit
+
+
+def forfeit(s: State, player: str) -> State:
+    """``player`` forfeits; the state given is never changed, and the same forfeit gives the same state."""
+    before = json.dumps(s, sort_keys=True)
+    new = G.forfeit(s, player)
+    assert json.dumps(s, sort_keys=True) == before, "forfeit changed the state it was given"
+    assert G.forfeit(s, player) == new and json.loads(json.dumps(new)) == new
+    return new
+
+
+def test_ruling_21_a_forfeit_in_the_stay_step_drops_the_choice_and_leaves_the_ante_in_the_pot() -> None:
+    s = ok(fresh(), "ann", {"stay": "stay"})
+    s = forfeit(s, "ann")
+    assert s["eliminated"] == [
+        {"player": "ann", "hand": 1, "table": "Main", "batch": 1, "told": "forfeit", "forfeit": True}
+    ]
+    (step,) = G.steps(s)
+    assert "ann" not in step.players and "ann" not in G.awaiting(s) and "ann" not in s["stay"]
+    assert G.sample_moves(s, "ann", random.Random(1)) == [] and G.form(s, "ann") == ""
+    assert "ann" not in G.audience(s, step)
+    assert "forfeited the match" in refused(s, "ann", {"stay": "fold"}).reason
+    assert "forfeited the match" in refused(s, "ann", {"guess": {"bot": "Alpha", "rule": "odd-hitter"}}).reason
+    s = stay(s, {"bob": "stay", "cat": "stay", "dan": "stay", "eve": "stay"})
+    t = s["tables"]["Main"]
+    assert t["stay"]["ann"] == {"choice": "forfeited", "timeout": False} and t["hall"] == ["ann"]
+    assert t["stayed"] == ["bob", "cat"] and t["moving"] == []
+    assert t["contrib"]["ann"] == 1 and s["chips"]["ann"] == 19  # the ante stays in the pot; the rest is kept
+    s = play_out(play_out(s, "Main"), "Lost")
+    record = s["history"][0]
+    assert record["forfeited"] == ["ann"] and record["eliminated"] == [] and record["tables"]["Main"]["folded"] == []
+    assert s["sets"]["ann"] is None and s["seats"]["ann"] is None and s["chips"]["ann"] == 19
+    assert "ann" not in s["tables"]["Main"]["dealt"] + s["tables"]["Lost"]["dealt"]
+    assert G.standings(s)[0] == "Ann Lee (ann): 19 chips; forfeited the match in hand 1"
+    assert G.view(s, None)["eliminated"] == [{"player": "ann", "hand": 1, "forfeit": True}]
+
+
+def test_ruling_21_a_forfeit_on_a_betting_turn_passes_the_turn_as_a_fold() -> None:
+    s = stay(fresh(), {p: "stay" for p in PLAYERS})
+    s = bet(s, "ann", "bet", amount=2)
+    assert table_step(s, "Main").key == "h1-main-bet1-2" and to_act(s, "Main") == "bob"
+    s = forfeit(s, "bob")
+    rnd = s["tables"]["Main"]["rounds"][0]
+    assert rnd["actions"][-1] == {
+        "player": "bob",
+        "command": "FORFEIT",
+        "action": "fold",
+        "put": 0,
+        "total": 0,
+        "all_in": False,
+        "timeout": False,
+        "forfeit": True,
+    }
+    assert table_step(s, "Main").key == "h1-main-bet1-3" and to_act(s, "Main") == "cat"
+    assert s["tables"]["Main"]["folded"] == ["bob"] and s["tables"]["Main"]["contrib"]["bob"] == 2
+
+
+def test_ruling_21_a_forfeit_out_of_turn_leaves_the_open_turn_open_or_ends_the_round() -> None:
+    s = stay(fresh(), {p: "stay" for p in PLAYERS})
+    s = forfeit(s, "cat")  # ann is to act: her step stays open as it was
+    rnd = s["tables"]["Main"]["rounds"][0]
+    assert table_step(s, "Main").key == "h1-main-bet1-1" and rnd["to_act"] == "ann"
+    assert rnd["folded"] == ["cat"] and rnd["actions"][-1]["command"] == "FORFEIT"
+    s = bet(s, "ann", "check")
+    s = bet(s, "bob", "check")  # cat, out, is not asked: the round is over
+    assert s["tables"]["Main"]["status"] == "action" and s["tables"]["Main"]["action_order"][:2] == ["ann", "bob"]
+    # at Lost, two of three forfeit out of turn: the round is over, one human left
+    s = forfeit(forfeit(s, "eve"), "fay")
+    t = s["tables"]["Lost"]
+    assert t["rounds"][0]["end"] == "one-left" and t["status"] == "action" and to_act(s, "Lost") == "dan"
+
+
+def test_ruling_21_a_forfeit_in_the_action_phase_passes_or_skips_the_turn() -> None:
+    s = stay(fresh(), {p: "stay" for p in PLAYERS})
+    s = checks_round(s, "Main")
+    assert s["tables"]["Main"]["action_order"] == ["ann", "bob", "cat", "Alpha", "Beta"]
+    s = forfeit(s, "cat")  # a turn still to come: skipped
+    assert s["tables"]["Main"]["action_order"] == ["ann", "bob", "Alpha", "Beta"]
+    s = forfeit(s, "ann")  # her turn: it passes
+    t = s["tables"]["Main"]
+    assert t["actions"][-1]["who"] == "ann" and t["actions"][-1]["forfeit"] and t["actions"][-1]["action"] == "fold"
+    assert to_act(s, "Main") == "bob" and table_step(s, "Main").key == "h1-main-act-2"
+    s = act(s, "bob", "new")  # bob is alone: round 2 is skipped, the showdown follows
+    t = s["tables"]["Main"]
+    assert t["status"] == "done" and t["folded"] == ["cat", "ann"]
+    assert "ann" not in t["showdown"]["hands"] and "cat" not in t["showdown"]["hands"]
+    assert [e["player"] for e in s["eliminated"]] == ["cat", "ann"]
+
+
+def test_ruling_21_a_forfeiter_ranks_as_one_who_reached_0_in_that_hand_and_never_wins() -> None:
+    """cat reaches 0 in hand 1; in hand 2 ann, with the most chips, forfeits; the others play
+    on. ann ranks below every player who never reached 0, above cat (who reached 0 first),
+    and is never the winner."""
+    s = fresh(chips={p: 60 for p in PLAYERS} | {"cat": 1, "ann": 100})
+    s = G.apply_timeout(s, "h1-stay")  # all fold; cat is at 0
+    assert [e["player"] for e in s["eliminated"]] == ["cat"] and s["hand"] == 2
+    s = forfeit(s, "ann")
+    s = timeout_all(s, 20)
+    assert s["phase"] == "over" and s["hand"] == 15 and s["chips"]["ann"] == 98
+    assert all(s["chips"][p] == 35 for p in ("bob", "dan", "eve", "fay"))
+    result = G.result(s)
+    assert result.ranking[-2:] == ["ann", "cat"] and s["final"]["winner"] != "ann"
+    assert result.outcome["ann"] == "loss" and result.victory_points["ann"] == 0.0
+    assert result.scores["eliminated"] == [
+        {"player": "cat", "hand": 1},
+        {"player": "ann", "hand": 2, "forfeit": True},
+    ]
+    assert result.reason.endswith("Ann Lee forfeited the match in hand 2.")
+
+
+def test_ruling_21_a_forfeit_in_a_break_that_leaves_one_player_ends_the_match_at_once() -> None:
+    """Four players hold 1 chip: hand 1's ante and the stay timeout leave them at 0; ann and
+    bob play on to the break after hand 5, where bob forfeits: ann wins at once."""
+    s = fresh(chips={p: 1 for p in PLAYERS if p not in ("ann", "bob")})
+    s = G.apply_timeout(s, "h1-stay")
+    assert len(s["eliminated"]) == 4 and s["hand"] == 2
+    s = timeout_all(s, 4)
+    assert s["phase"] == "break" and s["hand"] == 5
+    s = forfeit(s, "bob")
+    assert s["phase"] == "over" and G.steps(s) == () and s["final"]["winner"] == "ann"
+    result = G.result(s)
+    assert result.ranking[:2] == ["ann", "bob"] and result.outcome["bob"] == "loss"
+    assert (
+        result.reason.startswith("Ann Lee wins with ")
+        and "when at most one player was left in the match" in result.reason
+    )
+    assert G.audience(s) == tuple(PLAYERS)
+
+
+def test_ruling_21_the_last_player_in_a_hand_forfeits_and_the_hand_plays_out_at_once() -> None:
+    """Four players fold at 0 in hand 1; ann and bob stay at Main. bob forfeits out of turn:
+    ann plays on alone. Then ann, the last player in the match, forfeits: nobody is left to
+    act, the bots play the table out, the hand ends and with it the match."""
+    s = fresh(chips={p: 1 for p in PLAYERS if p not in ("ann", "bob")})
+    s = stay(s, {"ann": "stay", "bob": "stay"})
+    assert [st.players for st in G.steps(s) if not st.waiting] == [("ann",)]
+    s = forfeit(s, "bob")  # bob, in the hand but not to act, leaves it: ann plays on
+    assert G.result(s) is None and s["tables"]["Main"]["rounds"][0]["end"] == "one-left"
+    s = forfeit(s, "ann")  # the last player still in the match: the hand plays out, the match ends
+    assert s["phase"] == "over" and G.steps(s) == ()
+    result = G.result(s)
+    assert result.outcome["ann"] == "loss" and result.outcome["bob"] == "loss"
+    assert result.ranking[0] not in ("ann", "bob")
+    assert result.ranking[1:3] == ["ann", "bob"]  # later batches rank higher: ann after bob
+
+
+def test_ruling_21_who_cannot_forfeit() -> None:
+    s = fresh(chips={"cat": 1})
+    with pytest.raises(GameError, match="not playing"):
+        G.forfeit(s, "zed")
+    s = G.apply_timeout(s, "h1-stay")
+    with pytest.raises(GameError, match="already left the match"):
+        G.forfeit(s, "cat")
+    s = forfeit(s, "ann")
+    with pytest.raises(GameError, match="already left the match"):
+        G.forfeit(s, "ann")
+    over = timeout_all(s, 20)
+    with pytest.raises(GameError, match="over"):
+        G.forfeit(over, "bob")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.base import NoMoves, ParseError
+from referee.games.base import GameError, NoMoves, ParseError
 from referee.games.nomination import GAME
 
 NAMES = {"ec": "Ann Lee", "b": "Bob Ray", "c": "Chen Wei", "d": "Dana Ruiz", "w": "Winnie"}
@@ -109,3 +109,14 @@ def test_the_deadline_draws_the_dmo_by_lot_from_the_seed_and_it_is_final():
         assert GAME.result(timed).scores["by"] == "lot" and GAME.step(timed) is None  # no CoL answers a lot
         picks.add(GAME.result(timed).scores["dmo"])
     assert picks == {"b", "c", "d"}
+
+
+def test_a_nomination_cannot_be_forfeited_by_anyone_at_any_step():
+    """The season handles an EC or a nominee who leaves (RULINGS, "Seasons"): no forfeit."""
+    state = start(cols={"b": 1})
+    col_step = GAME.apply_move(state, "ec", {"nominate": "b"}).state
+    over = GAME.apply_move(col_step, "b", {"col": False}).state
+    for s in (state, col_step, over):
+        for p in ("ec", "b", "c", "w", "stranger"):
+            with pytest.raises(GameError, match="A nomination cannot be forfeited: "):
+                GAME.forfeit(s, p)

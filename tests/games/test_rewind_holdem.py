@@ -930,3 +930,57 @@ def test_views_and_new_states_share_nothing_with_the_state(deal: Deal) -> None:
     for variant in G.hidden_variants(state, A, random.Random(0)):
         scribble(variant)
     assert json.dumps(state, sort_keys=True) == before
+
+
+# --------------------------------------------------------------------------- R24: a forfeit
+
+
+def test_r24_a_forfeit_is_a_fold_without_penalty_or_rewind_cards_and_ends_the_match(deal: Deal) -> None:
+    """alice holds a Triple and has raised 2; bob is to act when alice forfeits: the round
+    ends as her fold, not on her turn; bob takes the pot of 4, no fold penalty is paid, no
+    Rewind Cards are stored (bob's pair of round 1 stays where it was); bob wins."""
+    deal((9, 2, 4, 5), (7, 3, 7, 7))
+    state = send(start(), A, "FOLD")  # round 1: alice's fold stores her pair 4, 5
+    state = send(state, A, "RAISE 2")
+    assert to_act(state) == B and state["round"] == 2
+    before = json.dumps(state, sort_keys=True)
+    over = G.forfeit(state, A)
+    assert json.dumps(state, sort_keys=True) == before, "forfeit changed the state it was given"
+    record = last(over)
+    assert (record["end"], record["folder"], record["winner"], record["loser"]) == ("fold", A, B, A)
+    assert record["forfeit"] == A and record["payments"] == [] and record["won"][B] == 4
+    assert record["stored"] is None and record["discarded"] is None
+    assert over["rewind_cards"] == state["rewind_cards"] == {"owner": A, "cards": [4, 5], "round": 1}
+    assert record["actions"][-1]["command"] == "FORFEIT" and record["actions"][-1]["forfeit"]
+    assert record["closed_by"] == "round-2-turn-2" == over["last_event"]
+    assert over["table"] is None and over["pot"] == 0 and conserved(over)
+    assert_transfers_match(over)
+    assert over["forfeit"] == {"player": A, "round": 2}
+    result = G.result(over)
+    assert result.outcome == {A: "loss", B: "win"} and result.victory_points == {A: 0.0, B: 1.0}
+    assert result.reason == "alice forfeited the match in round 2: bob wins the match."
+    assert result.ranking == [B, A]
+    assert G.step(over) is None and G.awaiting(over) == ()
+    assert G.forfeit(state, A) == over  # deterministic
+
+
+def test_r24_the_views_show_the_forfeit_and_both_hidden_cards(deal: Deal) -> None:
+    deal((6, 8, 1, 3))
+    state = start()
+    over = G.forfeit(state, B)
+    public = G.view(over, None)
+    assert public["forfeit"] == {"player": B, "round": 1} and public["over"]
+    assert public["last_rounds"][-1]["hidden"] == {A: 6, B: 8}
+    assert public["last_action"]["command"] == "FORFEIT"
+    assert "forfeit" not in G.view(state, None)
+    assert over["chips"] == {A: 26, B: 24}
+    assert G.hidden_variants(over, A, random.Random(1)) == []
+
+
+def test_r24_a_match_over_or_a_stranger_cannot_forfeit() -> None:
+    state = start()
+    with pytest.raises(GameError, match="not playing"):
+        G.forfeit(state, "carol")
+    over = G.forfeit(state, A)
+    with pytest.raises(GameError, match="over"):
+        G.forfeit(over, B)

@@ -6,6 +6,7 @@ The helpers at the top are shared with the property and template tests.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -1363,3 +1364,62 @@ def test_cap_and_bankruptcy_in_the_same_settlement_are_a_draw() -> None:
         "reason": "inactivity fee: no bet",
     }
     assert outcome(state) == {A: "draw", B: "draw"}
+
+
+# --------------------------------------------------------------------------- ruling 33: a forfeit
+
+
+def test_ruling_33_a_forfeit_ends_the_match_at_once_without_settling_the_round() -> None:
+    """Round 2 is open, both have sent their roulette and bet; bob forfeits: the round is not
+    settled (no points, no take, no LGT payment, no fee), alice wins, chips as they stand."""
+    state = play([{A: [roulette()], B: [roulette("Black")]}, {A: [roulette(), SPLIT], B: [roulette(), SPLIT]}])
+    state = submit(submit(state, A, roulette("Black")), B, bet(gold=40))
+    state = submit(state, A, bet(black=40))
+    before = json.dumps(state, sort_keys=True)
+    over = G.forfeit(state, B)
+    assert json.dumps(state, sort_keys=True) == before, "forfeit changed the state it was given"
+    assert over["transfers"] == state["transfers"] and over["chips"] == state["chips"]
+    assert over["points"] == state["points"] and len(over["history"]) == len(state["history"])
+    assert over["pending"] == {A: {"roulette": None, "bet": None}, B: {"roulette": None, "bet": None}}
+    assert over["round"] == 2 and over["forfeit"] == {"player": B, "round": 2}
+    result = G.result(over)
+    assert result.outcome == {A: "win", B: "loss"} and result.victory_points == {A: 1.0, B: 0.0}
+    assert result.reason == "alice wins: bob forfeited the match in round 2 (not settled)."
+    assert result.ranking == [A, B]
+    assert result.scores == over["points"]
+    assert G.step(over) is None and G.awaiting(over) == () and G.sample_moves(over, A, random.Random(1)) == []
+    assert G.forfeit(state, B) == over  # deterministic
+
+
+def test_ruling_33_the_views_say_the_forfeit_and_hide_the_unsettled_roulette() -> None:
+    state = play([{A: [roulette("Black")], B: [roulette()]}])
+    over = G.forfeit(state, A)
+    public = G.view(over, None)
+    assert public["forfeit"] == {"player": A, "round": 1} and public["over"]
+    assert G.view(over, B)["forfeit"] == {"player": A, "round": 1}
+    assert "forfeit" not in G.view(state, None)
+    # alice's Black roulette of the preparation phase was never bet on: never revealed (ruling 4)
+    assert public["standings"][A]["uses_left"] == {"Gold": 5, "Silver": 5, "Black": 5}
+    assert [r["roulettes"] for r in public["history"]] == [[]]
+
+
+def test_ruling_33_a_forfeit_in_the_preparation_phase_and_the_loser_is_last_whatever_the_chips() -> None:
+    state = start({A: 500, B: 10})
+    over = G.forfeit(state, A)
+    result = G.result(over)
+    assert result.outcome == {A: "loss", B: "win"} and result.ranking == [B, A]
+    assert result.reason == "bob wins: alice forfeited the match in the preparation phase (not settled)."
+    assert over["transfers"] == []
+
+
+def test_ruling_33_a_match_over_or_a_stranger_cannot_forfeit() -> None:
+    state = start()
+    with pytest.raises(GameError, match="not playing"):
+        G.forfeit(state, "carol")
+    over = G.forfeit(state, A)
+    for p in (A, B):
+        with pytest.raises(GameError, match="over"):
+            G.forfeit(over, p)
+    ended = full_match()
+    with pytest.raises(GameError, match="over"):
+        G.forfeit(ended, A)

@@ -131,3 +131,49 @@ def test_announce_mails_every_player_the_text(world, tmp_path):
     for key in ("alice", "bob"):
         (told,) = mails(world, key, "An announcement from the organizer")
         assert "The final is on Sunday.\nGood luck!" in told.text
+
+
+def test_forfeit_ends_the_match_with_a_loss_and_replays(world):
+    lines = controls(world).forfeit("m1", "bob", "moved abroad", START + HOUR)
+    world.tick(START + HOUR)
+    assert "bob forfeits (moved abroad); the match is over" in lines[0]
+    match = row(world)
+    assert match.status == "finished"
+    assert match.result["outcome"] == {"alice": "win", "bob": "loss"}
+    assert match.result["ranking"] == ["alice", "bob"]
+    assert events(world)[-1] == "forfeit"
+    (told,) = mails(world, "alice", "Bob forfeits the match")
+    assert "The organizer has recorded a forfeit" in told.text and "moved abroad" in told.text
+    (own,) = mails(world, "bob", "You forfeit the match")
+    assert "You forfeit your Stationary Roulette match m1" in own.text.replace("\n", " ")
+    assert mails(world, "alice", "Final result")
+    with world.store.unit_of_work() as session:
+        match = session.scalar(select(Match).where(Match.key == "m1"))
+        evs = list(session.scalars(select(Event).where(Event.match_id == match.id).order_by(Event.seq)))
+        assert replay(GAMES[match.game], match, evs) == match.state
+    with pytest.raises(ConfigError, match="only a running match"):
+        controls(world).forfeit("m1", "alice", "again", START + 2 * HOUR)
+
+
+def test_the_abandonment_rule_forfeits_a_player_who_misses_too_many_steps(tmp_path, db_url):
+    from .harness import SEASON
+
+    season = {**SEASON, "matches": [{**SEASON["matches"][0], "abandon_after": 3, "phase_length": "1h"}]}
+    w = World(tmp_path, db_url, season)
+    try:
+        w.tick(START)
+        w.tick(START + 2 * HOUR)  # both missed two steps: nothing yet
+        assert row(w).status == "running" and row(w).absences == {"alice": 2, "bob": 2}
+        # alice sends her form for the third step: her run of misses ends
+        mail = [m for m in w.client("alice").all() if "Step:" in m.text][-1]
+        form = mail.text[mail.text.index("Step:") :].split("\n\n--")[0]
+        w.client("alice").reply(mail, form, START + 2 * HOUR + 10 * timedelta(minutes=1))
+        w.tick(START + 3 * HOUR)
+        match = row(w)
+        assert match.status == "finished", match.absences
+        assert match.result["outcome"] == {"alice": "win", "bob": "loss"}
+        assert "forfeit" in events(w)
+        (told,) = [m for m in w.client("bob").all() if "You forfeit the match" in m.subject]
+        assert "missed 3 steps in a row" in told.text.replace("\n", " ")
+    finally:
+        w.store.dispose()

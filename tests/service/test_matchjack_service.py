@@ -50,7 +50,7 @@ def mj_season(seed: int = SEED) -> dict:
     ]
     season["matches"] = [
         {"id": "m1", "game": "matchjack", "players": list(PLAYERS), "start": START.isoformat(), "seed": seed,
-         "reminders": []}
+         "reminders": [], "abandon_after": 0}  # players here let many steps pass: no abandonment rule
     ]
     return season
 

@@ -34,7 +34,8 @@ def frame_season(**season) -> dict:
             "nomination_length": "6h",
             **season,
         },
-        "games": {"indian-poker": {"phase_length": "1h"}},
+        # death matches by timeouts to the end: no abandonment rule (tested on its own below)
+        "games": {"indian-poker": {"phase_length": "1h", "abandon_after": 0}},
         "players": [
             {"id": key, "name": name, "email": f"{key}@example.test", "timezone": "UTC"} for key, name in NAMES.items()
         ],
@@ -292,7 +293,7 @@ def two_mains(tmp_path, db_url) -> World:
     matches are Indian Poker of one-minute turns (about an hour each), two hours after their
     nomination."""
     season = frame_season()
-    season["games"]["indian-poker"] = {"phase_length": "1m", "reminders": []}
+    season["games"]["indian-poker"] = {"phase_length": "1m", "reminders": [], "abandon_after": 0}
     season["matches"].append(
         {
             "id": "main2",

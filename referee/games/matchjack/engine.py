@@ -51,7 +51,8 @@ State (plain JSON data)::
     winners      {"Main": seat | None, "Lost": seat | None}: the seat that most recently
                  won at that table (human winners only)
     eliminated   [{"player", "hand", "table", "batch", "told"}] in the order they reached 0
-                 (one batch per moment; told: the key of the step whose mail told them)
+                 (one batch per moment; told: the key of the step whose mail told them); a
+                 forfeiter's entry has "forfeit": True and told "forfeit" (ruling 21)
     guesses      {player: [{"hand", "bot", "rule", "right", "paid"}]}: secret to the guesser
     rewards      [{"player", "hand"}]: the correct guesses paid (public: no bot, no rule)
     chips_after  [{player: chips}] after hand 0 (the start), 1, 2 ...
@@ -59,7 +60,8 @@ State (plain JSON data)::
                  folded or paid to keep their set, the hands shown, the chips won and
                  discarded, and the hand as played (stay results, starting seat, betting
                  rounds, actions without their cards, later folds, the showdown); every
-                 player's chips after the hand; the set moves; who left the match]
+                 player's chips after the hand; the set moves; who left the match at 0
+                 chips (eliminated) and who forfeited it in the hand (forfeited)]
     final        None, or once the match is over {"winner", "ec", "how", "hands"}
     transfers    chip and garnet movements, see referee.games.base.transfer
     result       None while the match runs, else the fields of Result
@@ -167,6 +169,16 @@ def _is_out(s: State, p: str) -> bool:
     return any(e["player"] == p for e in s["eliminated"])
 
 
+def _forfeited(s: State) -> set[str]:
+    """The players who forfeited the match (ruling 21)."""
+    return {e["player"] for e in s["eliminated"] if e.get("forfeit")}
+
+
+def _gone(s: State, p: str) -> str:
+    """How ``p``, out of the match, left it, for the answers they get."""
+    return "You have forfeited the match" if p in _forfeited(s) else "You have left the match (0 chips)"
+
+
 def _dealt_at(s: State, p: str) -> str | None:
     """The table ``p`` was dealt at in the open (or last) hand."""
     for name in SETS:
@@ -191,7 +203,7 @@ def _can_guess(s: State, p: str) -> str | None:
     if s["result"] is not None:
         return "The match is over; no more guesses."
     if _is_out(s, p):
-        return "You have left the match (0 chips); you may not guess any more."
+        return f"{_gone(s, p)}; you may not guess any more."
     hand_no = _guess_hand(s)
     if any(g["hand"] == hand_no for g in s["guesses"][p]):
         return f"You have already guessed in hand {hand_no}; one guess per hand."
@@ -343,6 +355,10 @@ def _close_stay(s: State) -> None:
         t = s["tables"][name]
         record: dict[str, Any] = {}
         for p in t["dealt"]:
+            if _is_out(s, p):  # forfeited while the step was open (ruling 21): in the hall
+                t["hall"].append(p)
+                record[p] = {"choice": "forfeited", "timeout": False}
+                continue
             choice = s["stay"].get(p)
             timeout = choice is None
             if choice == "stay":
@@ -643,7 +659,8 @@ def _end_hand(s: State) -> None:
             seat = min(n for n in range(1, PLAYERS + 1) if n not in taken)
             s["sets"][p], s["seats"][p] = dest, seat
             record["moves"].append({"player": p, "from": name, "to": dest, "seat": seat})
-    record["eliminated"] = [e["player"] for e in s["eliminated"] if e["hand"] == h]
+    record["eliminated"] = [e["player"] for e in s["eliminated"] if e["hand"] == h and not e.get("forfeit")]
+    record["forfeited"] = [e["player"] for e in s["eliminated"] if e["hand"] == h and e.get("forfeit")]
     s["history"].append(record)
     if h >= HANDS or len(_alive(s)) <= 1:
         _end_match(s)
@@ -690,7 +707,9 @@ def _rank(s: State) -> tuple[list[str], dict[str, str]]:
     the winner is never among the candidates, so the lots for the most and the fewest chips
     never pick the same player."""
     players = list(s["players"])
-    winner, how_winner = _pick(s, players, True, "winner")
+    # a forfeiter never wins (ruling 21): a loss, ranked as one who reached 0 in that hand
+    candidates = [p for p in players if p not in _forfeited(s)] or players
+    winner, how_winner = _pick(s, candidates, True, "winner")
     rest = [p for p in players if p != winner]
     gone = [e for e in s["eliminated"] if e["player"] != winner]
     worst_first: list[str] = []
@@ -732,8 +751,10 @@ def _end_match(s: State) -> None:
     names = s["names"]
     s["phase"] = "over"
     s["final"] = {"winner": winner, "ec": ec, "how": how, "hands": s["hand"]}
+    forfeits = [e for e in s["eliminated"] if e.get("forfeit")]
     if s["hand"] < HANDS:
-        why = f"after hand {s['hand']}, when at most one player was left with chips"
+        left = "in the match" if forfeits else "with chips"
+        why = f"after hand {s['hand']}, when at most one player was left {left}"
     else:
         why = f"after hand {s['hand']}"
     s["result"] = {
@@ -742,19 +763,70 @@ def _end_match(s: State) -> None:
         "reason": (
             f"{names[winner]} wins with {plural(s['chips'][winner], 'chip')} {why}; {names[ec]} is the EC "
             "(elimination candidate) and will nominate the DMO (death-match opponent)."
+            + "".join(f" {names[e['player']]} forfeited the match in hand {e['hand']}." for e in forfeits)
         ),
         "scores": {
             "chips": dict(s["chips"]),
             "hands": s["hand"],
             "winner": winner,
             "ec": ec,
-            "eliminated": [{"player": e["player"], "hand": e["hand"]} for e in s["eliminated"]],
+            "eliminated": [_left(e) for e in s["eliminated"]],
             "how": dict(how),
         },
         "awards": {"cols": {winner: COLS}},
         "signals": [],
         "ranking": ranking,
     }
+
+
+def _left(e: dict[str, Any]) -> dict[str, Any]:
+    """A player who left the match, as the result and the views show it: who, in which hand,
+    and ``"forfeit": True`` for a forfeiter (ruling 21)."""
+    return {"player": e["player"], "hand": e["hand"], **({"forfeit": True} if e.get("forfeit") else {})}
+
+
+def _forfeit(s: State, p: str) -> None:
+    """``p`` forfeits the match (ruling 21), on the engine's private copy: they leave it at
+    once as one who reached 0 now (a batch of their own in ``eliminated``, marked
+    ``forfeit``), keeping their chips as they stand; what they put in a pot stays there.
+    In the stay step their choice is dropped, and at its close they sit in the hall (stay
+    choice "forfeited"); at a table where they are still in the hand they leave it as after
+    a FOLD (their turn passes; a betting round with one human left is over; an action turn
+    still to come is skipped), and the table plays on. In a break, with at most one player
+    left in the match, the match ends at once; in a hand, as after any hand, when it ends.
+    They are told by no step mail (the forfeit's notice tells them), only by the result."""
+    _eliminate(s, [p])
+    s["eliminated"][-1].update(forfeit=True, told="forfeit")
+    phase = s["phase"]
+    if phase == "stay":
+        s["stay"].pop(p, None)
+    elif phase == "play":
+        name = _dealt_at(s, p)
+        if name is not None:
+            _leave_table(s, name, p)
+            _advance(s, name)
+            _after_tables(s)
+    elif phase == "break" and len(_alive(s)) <= 1:
+        _end_match(s)
+    _mark_told(s)
+
+
+def _leave_table(s: State, name: str, p: str) -> None:
+    """``p`` leaves the hand at table ``name`` as after a FOLD (ruling 21), if still in it."""
+    t = s["tables"][name]
+    if t["status"] not in ("bet", "action") or p in t["hall"] or p in t["folded"]:
+        return
+    if t["status"] == "bet":
+        t["rounds"][-1] = table.forfeit(t["rounds"][-1], s["chips"], p)
+    else:
+        i = t["action_order"].index(p)
+        if i == t["next"]:  # their action turn: it passes
+            entry = {"who": p, "seat": t["seats"][p], "bot": False, "action": "fold", "noop": False}
+            t["actions"].append({**entry, "refill": False, "timeout": False, "forfeit": True})
+            t["next"] += 1
+        elif i > t["next"]:  # a turn still to come: skipped
+            t["action_order"].pop(i)
+    t["folded"].append(p)
 
 
 def _step_table(step: Step) -> str | None:
@@ -804,6 +876,7 @@ class MatchJack:
             names=True,
             concurrent=True,
             reads=(GARNETS,),
+            abandon_after=5,  # RULINGS, "Seasons": a timeout costs little, so 5 missed steps forfeit
             ranked=True,  # result(state).ranking: the winner first, the EC last (_rank)
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds
@@ -952,7 +1025,7 @@ class MatchJack:
         if kind == "guess":
             return self._guess(state, player, move)
         if _is_out(state, player):
-            return reject("You have left the match (0 chips): you have nothing to send any more.")
+            return reject(f"{_gone(state, player)}: you have nothing to send any more.")
         step = _player_step(state, player)
         ref = move.get("step")
         if ref is not None and (step is None or ref != grammar.reference(step.title)):
@@ -1146,6 +1219,22 @@ class MatchJack:
         _mark_told(new)
         return new
 
+    def forfeit(self, state: State, player: str) -> State:
+        """``player`` forfeits the match (RULINGS, "Seasons": a loss, with the chips as they
+        stand; "a forfeiter ranks as one who reached 0 in that hand"): they leave it at once
+        and the others play on (``_forfeit``; ruling 21). A player who has already left the
+        match cannot forfeit it."""
+        if state["result"] is not None:
+            raise GameError("The match is over; nobody can forfeit it any more.")
+        if player not in state["players"]:
+            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        if _is_out(state, player):
+            hand = next(e["hand"] for e in state["eliminated"] if e["player"] == player)
+            raise GameError(f"{player} has already left the match (in hand {hand}), so cannot forfeit it.")
+        new = clone(state)
+        _forfeit(new, player)
+        return new
+
     def with_balances(self, state: State, balances: dict[str, int]) -> State:
         """MatchJack plays with its own chips: the season balances are checked, not used."""
         check_balances(state, balances)
@@ -1172,7 +1261,7 @@ class MatchJack:
         if state["result"] is not None:
             return "The match is over."
         if _is_out(state, player):
-            return "You have left the match (0 chips); you have nothing to send."
+            return f"{_gone(state, player)}; you have nothing to send."
         step = _player_step(state, player)
         guess = "" if _can_guess(state, player) else " You may also GUESS <bot> <rule id> (once per hand)."
         if step is None:
@@ -1296,7 +1385,7 @@ class MatchJack:
             "stacks": dict(state["chips"]),
             "sets": dict(state["sets"]),
             "seats": dict(state["seats"]),
-            "eliminated": [{"player": e["player"], "hand": e["hand"]} for e in state["eliminated"]],
+            "eliminated": [_left(e) for e in state["eliminated"]],
             "steps": [
                 {"key": s.key, "kind": s.kind, "title": s.title, "players": list(s.players), "waiting": s.waiting}
                 for s in steps
@@ -1346,9 +1435,12 @@ class MatchJack:
         """One public line per player: set and seat, chips, in the hall, out."""
         lines = []
         out = {e["player"]: e["hand"] for e in state["eliminated"]}
+        forfeited = _forfeited(state)
         for p in state["players"]:
             line = f"{state['names'][p]} ({p}): {plural(state['chips'][p], 'chip')}"
-            if p in out:
+            if p in forfeited:
+                line += f"; forfeited the match in hand {out[p]}"
+            elif p in out:
                 line += f"; left the match in hand {out[p]} (0 chips)"
             else:
                 line += f"; {state['sets'][p]} set, seat {state['seats'][p]}"

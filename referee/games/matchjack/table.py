@@ -52,7 +52,9 @@ Rulings (numbered as in ``docs/games/matchjack.md``):
   hand: it goes on to the action phase and the showdown) (ruling 9);
 * a round with fewer than two humans able to bet is skipped (rule text: "betting is not
   needed and will be skipped");
-* the deadline's default is a check when checking is free, else a fold (RULINGS).
+* the deadline's default is a check when checking is free, else a fold (RULINGS);
+* a player who forfeits the match leaves the round as after a fold, their turn or not
+  (``forfeit``; ruling 21).
 """
 
 from __future__ import annotations
@@ -358,6 +360,38 @@ def _next(rnd: Round, after: str) -> None:
             rnd["to_act"] = q
             return
     rnd["end"], rnd["to_act"] = "matched", None
+
+
+def forfeit(rnd: Round, stacks: Mapping[str, int], player: str) -> Round:
+    """The round after ``player``, still in it, forfeits the match (ruling 21): out as after a
+    FOLD, with an entry whose command is ``FORFEIT`` (``"forfeit": True``). When it was their
+    turn, the turn passes as after a FOLD; when not, the turn does not move (the step of the
+    player to act stays open), and with one human left the round is over ("one-left")."""
+    if rnd["end"] is not None:
+        raise GameError("This betting round is over.")
+    if player not in _remaining(rnd):
+        raise GameError(f"{player} is not in this betting round.")
+    if rnd["to_act"] == player:
+        new = act(rnd, stacks, player, {"bet": "fold"})
+        new["actions"][-1].update(command="FORFEIT", forfeit=True)
+        return new
+    new = clone(rnd)
+    new["actions"].append(
+        {
+            "player": player,
+            "command": "FORFEIT",
+            "action": "fold",
+            "put": 0,
+            "total": new["bets"][player],
+            "all_in": player in new["all_in"],
+            "timeout": False,
+            "forfeit": True,
+        }
+    )
+    new["folded"].append(player)
+    if len(_remaining(new)) <= 1:
+        new["end"], new["to_act"] = "one-left", None
+    return new
 
 
 def default_action(rnd: Round) -> Action:
