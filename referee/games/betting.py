@@ -388,6 +388,14 @@ def act(rnd: Round, seat: str, action: Action) -> Round:
     return new
 
 
+def check_forfeit(state: dict[str, Any], player: str) -> None:
+    """A duel's forfeit is refused once the match is over, and from anyone not playing it."""
+    if state["result"] is not None:
+        raise GameError("The match is over; nobody can forfeit it any more.")
+    if player not in state["players"]:
+        raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+
+
 def forfeit(rnd: Round, seat: str) -> Round:
     """The round after ``seat`` forfeits the match, whoever's turn it was: it ends as a fold
     by ``seat`` (end "fold", the pot to the opponent), with the entry ``{"seat", "command":

@@ -443,10 +443,7 @@ class IndianPoker:
         over from a tie), no penalty for folding a 10 is paid, both cards are shown as after
         every hand; then the match ends, the opponent winning. The hand's record and
         ``state["forfeit"]`` say it (the views show it)."""
-        if state["result"] is not None:
-            raise GameError("The match is over; nobody can forfeit it any more.")
-        if player not in state["players"]:
-            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        betting.check_forfeit(state, player)
         new = clone(state)
         new["betting"] = betting.forfeit(new["betting"], player)
         new["betting"]["actions"][-1]["timeout"] = False

@@ -308,25 +308,30 @@ class _Play:
         done = table["betting"]["actions"][-1]
         self.move_chips(player, POT, done["put"], f"{done['action']}, round {table['round']}")
         self.move_chips(POT, _other(s, player), done["returned"], f"excess returned, round {table['round']}")
-        table["actions"].append(
-            {
-                "round": table["round"],
-                "turn": table["turn"],
-                "step": self.key,
-                "player": player,
-                "command": done["command"],
-                "action": done["action"],
-                "put": done["put"],
-                "returned": done["returned"],
-                "total": done["total"],
-                "all_in": done["all_in"],
-                "rewind": rewind,
-                "timeout": timeout,
-            }
-        )
+        table["actions"].append(self.entry(player, done, rewind=rewind, timeout=timeout))
         table["turn"] += 1
         s["last_event"] = self.key
         self.play_on()
+
+    def entry(
+        self, player: str, done: dict[str, Any], *, rewind: bool = False, timeout: bool = False
+    ) -> dict[str, Any]:
+        """The public record of an action of the open turn (``done``: the betting's last entry)."""
+        table = self.s["table"]
+        return {
+            "round": table["round"],
+            "turn": table["turn"],
+            "step": self.key,
+            "player": player,
+            "command": done["command"],
+            "action": done["action"],
+            "put": done["put"],
+            "returned": done["returned"],
+            "total": done["total"],
+            "all_in": done["all_in"],
+            "rewind": rewind,
+            "timeout": timeout,
+        }
 
     def forfeit(self, player: str) -> None:
         """``player`` forfeits the match in the open turn (ruling 24): the round ends as a fold
@@ -336,23 +341,7 @@ class _Play:
         table = s["table"]
         table["betting"] = betting.forfeit(table["betting"], player)
         done = table["betting"]["actions"][-1]
-        table["actions"].append(
-            {
-                "round": table["round"],
-                "turn": table["turn"],
-                "step": self.key,
-                "player": player,
-                "command": done["command"],
-                "action": done["action"],
-                "put": 0,
-                "returned": 0,
-                "total": done["total"],
-                "all_in": done["all_in"],
-                "rewind": False,
-                "timeout": False,
-                "forfeit": True,
-            }
-        )
+        table["actions"].append({**self.entry(player, done), "put": 0, "returned": 0, "forfeit": True})
         s["last_event"] = self.key
         self.settle()
         s["table"] = None
@@ -672,10 +661,7 @@ class RewindHoldem:
         penalty is paid, no Rewind Cards are stored, both hidden cards are shown as at the
         end of every round; the match ends, the opponent winning. The round's record and
         ``state["forfeit"]`` say it (the views show it)."""
-        if state["result"] is not None:
-            raise GameError("The match is over; nobody can forfeit it any more.")
-        if player not in state["players"]:
-            raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+        betting.check_forfeit(state, player)
         new = clone(state)
         table = new["table"]
         _Play(new, step_key(table["round"], table["turn"])).forfeit(player)
