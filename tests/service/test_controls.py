@@ -177,3 +177,14 @@ def test_the_abandonment_rule_forfeits_a_player_who_misses_too_many_steps(tmp_pa
         assert "missed 3 steps in a row" in told.text.replace("\n", " ")
     finally:
         w.store.dispose()
+
+
+def test_the_archive_builds_with_a_paused_and_a_cancelled_match(world, tmp_path):
+    from referee.archive.site import build
+
+    controls(world).pause(["m1"], None, "a holiday", START + HOUR)
+    build(world.store, tmp_path / "site-paused", now=START + HOUR)
+    controls(world).cancel("m1", "the club closed", START + 2 * HOUR)
+    build(world.store, tmp_path / "site", now=START + 2 * HOUR)
+    pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
+    assert any("m1" in page for page in pages)
