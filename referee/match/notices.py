@@ -92,11 +92,12 @@ class Notices:
                 )
                 rooted.add(who)
 
-    def tell(self, session: Session, match: Match, at: datetime, what: str, **extra: Any) -> None:
+    def tell(self, session: Session, match: Match, at: datetime, what: str, *, about: str = "", **extra: Any) -> None:
         """Mail each player of ``match`` (with an address, at a seat that acts) what happened to
         it from outside its rules (``what``: the organizer "cancelled", "paused", "resumed" or
-        "extended" it, or it "lapsed" in the season frame), once: the match's last event
-        number is in the dedupe key."""
+        "extended" it, a player "forfeited" or "abandoned" it, or it "lapsed" in the season
+        frame), once: the match's last event number, ``what`` and ``about`` (the forfeiter: two
+        may forfeit at one deadline) are in the dedupe key."""
         game = GAMES[match.game]
         silent = set(game.game_type.silent_roles)
         roles = game.game_type.roles
@@ -109,7 +110,7 @@ class Notices:
                 "organizer",
                 match,
                 seat.player,
-                dedupe=f"organizer:{match.key}:{match.last_event_seq}:{seat.player.key}",
+                dedupe=f"organizer:{match.key}:{match.last_event_seq}:{what}:{about}:{seat.player.key}",
                 at=at,
                 extra={"what": what, "reason": None, "paused": None, "by": None, **extra},
             )

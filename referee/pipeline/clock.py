@@ -115,7 +115,9 @@ class Clock:
             before = [entry.key for entry in opensteps.listed(match)]
             at = self.book.close_step(session, match)
             for player, why in self.book.abandon(session, match, at):  # missed too many steps in a row
-                self.notices.tell(session, match, at, "abandoned", forfeiter=_name(match, player), reason=why)
+                self.notices.tell(
+                    session, match, at, "abandoned", about=player, forfeiter=_name(match, player), reason=why
+                )
             self.notices.announce_step(session, match, at, since=before)
             closed += 1
         return closed
