@@ -188,3 +188,26 @@ def test_the_archive_builds_with_a_paused_and_a_cancelled_match(world, tmp_path)
     build(world.store, tmp_path / "site", now=START + 2 * HOUR)
     pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
     assert any("m1" in page for page in pages)
+
+
+def test_several_players_forfeiting_at_one_deadline_are_each_told(tmp_path, db_url):
+    from .test_matchjack_service import PLAYERS, mj_season
+
+    season = mj_season()
+    season["matches"][0]["abandon_after"] = 1  # a single missed step forfeits
+    w = World(tmp_path, db_url, season)
+    try:
+        w.tick(START)
+        first = row(w).deadline  # the stay step of hand 1: nobody answers it
+        w.tick(first)
+        match = row(w)
+        forfeits = events(w).count("forfeit")
+        assert forfeits >= 5 and match.status == "finished", (forfeits, match.status, match.open_steps)
+        with w.store.unit_of_work() as session:
+            from referee.store.models import Outbox
+
+            notices = session.scalars(select(Outbox.dedupe_key).where(Outbox.kind == "organizer")).all()
+        # each of the six players is told of each forfeit, once
+        assert len(notices) == len(set(notices)) == forfeits * len(PLAYERS)
+    finally:
+        w.store.dispose()

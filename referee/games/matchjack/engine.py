@@ -793,8 +793,8 @@ def _forfeit(s: State, p: str) -> None:
     choice "forfeited"); at a table where they are still in the hand they leave it as after
     a FOLD (their turn passes; a betting round with one human left is over; an action turn
     still to come is skipped), and the table plays on. In a break, with at most one player
-    left in the match, the match ends at once; in a hand, as after any hand, when it ends.
-    They are told by no step mail (the forfeit's notice tells them), only by the result."""
+    left in the match, the match ends at once; in a hand, as after any hand, when it ends;
+    when nobody is left at all, at once (ruling 21). They are told by no step mail (the forfeit's notice tells them), only by the result."""
     _eliminate(s, [p])
     s["eliminated"][-1].update(forfeit=True, told="forfeit")
     phase = s["phase"]
@@ -807,6 +807,8 @@ def _forfeit(s: State, p: str) -> None:
             _advance(s, name)
             _after_tables(s)
     elif phase == "break" and len(_alive(s)) <= 1:
+        _end_match(s)
+    if s["result"] is None and not _alive(s):  # nobody is left to play: the match ends now
         _end_match(s)
     _mark_told(s)
 
