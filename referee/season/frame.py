@@ -142,7 +142,11 @@ class SeasonFrame:
         open_matches = session.scalar(
             select(func.count())
             .select_from(Match)
-            .where(Match.season_id == match.season_id, Match.id != match.id, Match.status.in_(("scheduled", "running")))
+            .where(
+                Match.season_id == match.season_id,
+                Match.id != match.id,
+                Match.status.in_(("scheduled", "running", "paused")),
+            )
         )
         if len(live) > 1 and open_matches:
             return
@@ -264,7 +268,13 @@ class SeasonFrame:
     ) -> None:
         season = main.season
         frame = frame_of(season)
-        name = (frame.get("death_match") or {}).get(main.key)
+        base = f"{main.key[:KEY_ROOM]}-death"
+        # a death match of this main match made before (cancelled: its DMO was eliminated
+        # before it started): the new one plays the same game, under a key of its own
+        before = session.scalars(
+            select(Match).where(Match.season_id == main.season_id, Match.kind == DEATH, Match.key.startswith(base))
+        ).all()
+        name = before[0].game if before else (frame.get("death_match") or {}).get(main.key)
         if name is None:
             rotation = frame.get("death_matches") or []
             if not rotation:
@@ -279,14 +289,14 @@ class SeasonFrame:
         options = dict(timing.get("options") or {})
         if "dmo" in game.game_type.options:
             options["dmo"] = dmo.key
-        key = f"{main.key[:KEY_ROOM]}-death"
+        key = f"{base}-{len(before) + 1}" if before else base
         seats = [ec, dmo, *self._participants(session, season, game, key, ec, dmo)]
         starts = at + timedelta(seconds=float(frame.get("gap", 0)))
         death = Match(
             season_id=main.season_id,
             key=key,
             game=name,
-            seed=_seed(frame, DEATH, main.key),
+            seed=_seed(frame, DEATH if not before else f"{DEATH}-{len(before) + 1}", main.key),
             options=options,
             timing={
                 "steps": dict(timing.get("steps") or {k: h * 3600 for k, h in game.step_kinds.items()}),

@@ -347,6 +347,11 @@ def test_a_dmo_eliminated_before_the_death_match_starts_makes_the_ec_nominate_ag
         assert "Your Indian Poker match main2-death (Test season) has lapsed" in text
         assert f"the DMO (death-match opponent), {NAMES[ec1]}, was eliminated in main1-death" in text
         assert about(w, ec2, "nominate your DMO").message["Message-ID"] != told.message["Message-ID"]
+        # the new nomination leads to a new death match of the same game, under a key of its own
+        nominate(w, ec2, "Erin", T + 4 * HOUR + 30 * MINUTE)
+        third = match(w, "main2-death-2")
+        assert third is not None and third.game == second.game and third.status == "scheduled"
+        assert seats(w, "main2-death-2") == [ec2, "erin"]
     finally:
         w.store.dispose()
 
