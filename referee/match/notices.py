@@ -368,6 +368,8 @@ def _season_news(match: Match) -> list[str]:
     names = {seat.player.key: seat.player.name for seat in match.seats}
     result = match.result or {}
     news = [named(result.get("reason"), names)] if result.get("reason") else []
+    if match.status == "cancelled":
+        news.append("The organizer cancelled it: it has no result.")
     for seat in match.seats:
         if seat.player.eliminated_in == match.key:
             news.append(f"{seat.player.name} lost this death match and is eliminated from the season.")

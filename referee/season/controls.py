@@ -50,7 +50,13 @@ class Controls:
                 )
             self.book.cancel(session, match, now, reason)
             self._tell(session, match, now, "cancelled", reason=reason)
-            return [f"match {key}: cancelled ({reason}); its players are told"]
+            lines = [f"match {key}: cancelled ({reason}); its players are told"]
+            if self.book.frame.cancelled(session, match, now):  # it was the season's last match
+                self.notices.standings(session, match, now)
+                lines.append(
+                    f"season {match.season.key}: ended (nothing is left to play); every player gets the final standings"
+                )
+            return lines
 
     def pause(self, keys: list[str] | None, season: str | None, reason: str, now: datetime) -> list[str]:
         lines = []

@@ -128,6 +128,14 @@ class SeasonFrame:
         if match.kind is not None:  # a match of the frame (a match on its own ends no season)
             self._season_end(session, match, at)
 
+    def cancelled(self, session: Session, match: Match, at: datetime) -> bool:
+        """A match of the frame was cancelled: nothing follows it, but it may end the season
+        (its last match). True when it did."""
+        if match.kind is None:
+            return False
+        self._season_end(session, match, at)
+        return (match.season.settings or {}).get("ended_by") == match.key
+
     @staticmethod
     def _season_end(session: Session, match: Match, at: datetime) -> None:
         """RULINGS: the season ends when one live player is left, or when its last scheduled

@@ -368,3 +368,18 @@ def test_check_says_what_the_season_would_start_and_what_follows_a_main_match():
         "starts 2h after the nomination",
         "  main1: followed by the next of the rotation (indian-poker)",
     ]
+
+
+def test_cancelling_the_season_s_last_match_ends_the_season(world):
+    from referee.season.controls import Controls
+
+    world.tick(START)
+    lines = Controls(world.store, world.referee.book, world.referee.notices).cancel(
+        "main1", "the players agreed to stop", START + HOUR
+    )
+    world.tick(START + HOUR)
+    assert lines[-1].startswith("season test: ended")
+    assert match(world, "main1").status == "cancelled" and match(world, "main1-nomination") is None
+    for key in NAMES:
+        final = about(world, key, "Final standings")
+        assert "The organizer cancelled it: it has no result." in final.text.replace("\n", " ")

@@ -794,7 +794,8 @@ def _forfeit(s: State, p: str) -> None:
     a FOLD (their turn passes; a betting round with one human left is over; an action turn
     still to come is skipped), and the table plays on. In a break, with at most one player
     left in the match, the match ends at once; in a hand, as after any hand, when it ends;
-    when nobody is left at all, at once (ruling 21). They are told by no step mail (the forfeit's notice tells them), only by the result."""
+    when nobody is left at all, at once (ruling 21). They are told by no step mail (the
+    forfeit's notice tells them), only by the result."""
     _eliminate(s, [p])
     s["eliminated"][-1].update(forfeit=True, told="forfeit")
     phase = s["phase"]
