@@ -20,10 +20,10 @@ from referee.archive.model import SeasonData, SeasonHeader, season_headers
 from referee.config import ConfigError, seat_role, silent_roles
 from referee.games import GAMES
 from referee.store.db import Store
-from referee.store.models import Match, Player, Seat
+from referee.store.models import Match, Player, Season, Seat
 from referee.timefmt import iso
 
-__all__ = ["Row", "rows_of", "season_standings", "silent_only", "standings_text"]
+__all__ = ["Row", "header_of", "one_season", "rows_of", "season_standings", "silent_only", "standings_text"]
 
 GARNETS = "garnets"
 COLS = "cols"
@@ -60,18 +60,28 @@ def silent_only(session: Session, season_id: int) -> set[str]:
 def season_standings(store: Store, season: str | None = None) -> tuple[str, list[Row]]:
     """(season name, rows) of season ``season`` (its id; None: the only season)."""
     with store.unit_of_work() as session:
-        headers = season_headers(session)
-        if season is not None:
-            headers = [h for h in headers if h.key == season]
-            if not headers:
-                raise ConfigError(f"no season {season!r} is loaded")
-        if not headers:
-            raise ConfigError("no season is loaded")
-        if len(headers) > 1:
-            known = ", ".join(h.key for h in headers)
-            raise ConfigError(f"several seasons are loaded ({known}): name one with --season")
-        header = headers[0]
+        header = header_of(session, one_season(session, season).id)
         return header.name, rows_of(session, header)
+
+
+def one_season(session: Session, key: str | None) -> Season:
+    """The season a command names (``--season``), or the only one loaded; else a
+    :class:`ConfigError` saying which exist."""
+    seasons = list(session.scalars(select(Season).order_by(Season.key)))
+    if key is not None:
+        seasons = [s for s in seasons if s.key == key]
+        if not seasons:
+            raise ConfigError(f"no season {key!r} is loaded")
+    if not seasons:
+        raise ConfigError("no season is loaded")
+    if len(seasons) > 1:
+        raise ConfigError(f"several seasons are loaded ({', '.join(s.key for s in seasons)}): name one with --season")
+    return seasons[0]
+
+
+def header_of(session: Session, season_id: int) -> SeasonHeader:
+    """The season's header (its name and players), as the archive reads it."""
+    return next(h for h in season_headers(session) if h.id == season_id)
 
 
 def rows_of(session: Session, header: SeasonHeader) -> list[Row]:

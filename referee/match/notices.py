@@ -28,8 +28,7 @@ from referee.match import opensteps
 from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
-from referee.archive.model import season_headers
-from referee.standings import rows_of
+from referee.standings import header_of, rows_of
 from referee.timefmt import duration, local_time
 
 OUTBOX = Outbox.__table__
@@ -125,8 +124,7 @@ class Notices:
                 self.tell(session, lapsed, at, "lapsed", reason=why)
         rows.flush(session)  # the standings read the result and the ledger of this batch
         season = match.season
-        header = next(h for h in season_headers(session) if h.id == season.id)
-        table = rows_of(session, header)
+        table = rows_of(session, header_of(session, season.id))
         news = _season_news(match)
         final = (season.settings or {}).get("ended_by") == match.key
         why = ""

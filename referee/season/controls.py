@@ -23,8 +23,9 @@ from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
 from referee.archive.model import season_balances
+from referee.standings import one_season
 from referee.store.db import Store
-from referee.store.models import Event, LedgerEntry, Match, Player, Season
+from referee.store.models import Event, LedgerEntry, Match, Player
 from referee.timefmt import duration, iso, local_time
 
 __all__ = ["CURRENCIES", "Controls"]
@@ -128,7 +129,7 @@ class Controls:
         if amount == 0:
             raise ConfigError("an adjustment of 0 changes nothing")
         with self.store.unit_of_work() as session:
-            row = _season(session, season)
+            row = one_season(session, season)
             who = session.scalar(select(Player).where(Player.season_id == row.id, Player.key == player))
             if who is None:
                 raise ConfigError(f"no player {player!r} in season {row.key}")
@@ -180,7 +181,7 @@ class Controls:
                 players = [seat.player for seat in row.seats]
                 name, about = row.season.name, f"match {row.key}"
             else:
-                found = _season(session, season)
+                found = one_season(session, season)
                 players = list(session.scalars(select(Player).where(Player.season_id == found.id).order_by(Player.id)))
                 name, about = found.name, f"season {found.key}"
             digest = hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -216,7 +217,7 @@ def _matches(session: Session, keys: list[str] | None, season: str | None, statu
             m = wrong[0]
             raise ConfigError(f"match {m.key} is {m.status}, not {status}: nothing was changed")
         return found
-    row = _season(session, season)
+    row = one_season(session, season)
     return list(
         session.scalars(
             select(Match)
@@ -225,16 +226,3 @@ def _matches(session: Session, keys: list[str] | None, season: str | None, statu
             .options(*MATCH_CONTEXT)
         )
     )
-
-
-def _season(session: Session, key: str | None) -> Season:
-    seasons = list(session.scalars(select(Season).order_by(Season.key)))
-    if key is not None:
-        seasons = [s for s in seasons if s.key == key]
-        if not seasons:
-            raise ConfigError(f"no season {key!r} is loaded")
-    if not seasons:
-        raise ConfigError("no season is loaded")
-    if len(seasons) > 1:
-        raise ConfigError(f"several seasons are loaded ({', '.join(s.key for s in seasons)}): name one with --season")
-    return seasons[0]
