@@ -6,11 +6,15 @@ concerned. Undone by nothing but another command: a paused match stays paused un
 
 Each method takes ``now`` (the instant the command is given) and returns the lines the
 command prints; a refusal is a :class:`referee.config.ConfigError`, which changes nothing.
+Given a ``session``, a method works in that unit of work (the judge's, for a command by
+mail: the command and the mail's decision commit together); else in one of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -42,8 +46,8 @@ class Controls:
 
     # ------------------------------------------------------------------ matches
 
-    def cancel(self, key: str, reason: str, now: datetime) -> list[str]:
-        with self.store.unit_of_work() as session:
+    def cancel(self, key: str, reason: str, now: datetime, session: Session | None = None) -> list[str]:
+        with self._work(session) as session:
             match = _match(session, key)
             if match.status not in OPEN:
                 raise ConfigError(
@@ -59,18 +63,22 @@ class Controls:
                 )
             return lines
 
-    def pause(self, keys: list[str] | None, season: str | None, reason: str, now: datetime) -> list[str]:
+    def pause(
+        self, keys: list[str] | None, season: str | None, reason: str, now: datetime, session: Session | None = None
+    ) -> list[str]:
         lines = []
-        with self.store.unit_of_work() as session:
+        with self._work(session) as session:
             for match in _matches(session, keys, season, "running"):
                 self.book.pause(session, match, now, reason)
                 self._tell(session, match, now, "paused", reason=reason)
                 lines.append(f"match {match.key}: paused; `referee resume {match.key}` starts its clock again")
         return lines or ["nothing to pause: no running match"]
 
-    def resume(self, keys: list[str] | None, season: str | None, now: datetime) -> list[str]:
+    def resume(
+        self, keys: list[str] | None, season: str | None, now: datetime, session: Session | None = None
+    ) -> list[str]:
         lines = []
-        with self.store.unit_of_work() as session:
+        with self._work(session) as session:
             for match in _matches(session, keys, season, "paused"):
                 paused_at = session.scalar(
                     select(Event.at)
@@ -83,8 +91,10 @@ class Controls:
                 lines.append(f"match {match.key}: resumed; its deadlines moved on by {duration(gone)}")
         return lines or ["nothing to resume: no paused match"]
 
-    def extend(self, key: str, step: str | None, by: timedelta, now: datetime) -> list[str]:
-        with self.store.unit_of_work() as session:
+    def extend(
+        self, key: str, step: str | None, by: timedelta, now: datetime, session: Session | None = None
+    ) -> list[str]:
+        with self._work(session) as session:
             match = _match(session, key)
             if match.status != "running":
                 raise ConfigError(f"match {key} is {match.status}: only a running match has a deadline to extend")
@@ -96,10 +106,10 @@ class Controls:
             self._tell(session, match, now, "extended", by=duration(by))
             return [f"match {key}: {extended} extended by {duration(by)}, to {iso(entry.deadline)}"]  # type: ignore[arg-type]
 
-    def forfeit(self, key: str, player: str, reason: str, now: datetime) -> list[str]:
+    def forfeit(self, key: str, player: str, reason: str, now: datetime, session: Session | None = None) -> list[str]:
         """``player`` forfeits the running match (the game's own rule: a loss with the chips as
         they stand; in MatchJack the player leaves and the others play on)."""
-        with self.store.unit_of_work() as session:
+        with self._work(session) as session:
             match = _match(session, key)
             if match.status != "running":
                 raise ConfigError(f"match {key} is {match.status}: only a running match is forfeited")
@@ -116,19 +126,36 @@ class Controls:
             state = "is over" if match.status == "finished" else "goes on"
             return [f"match {key}: {player} forfeits ({reason}); the match {state}; its players are told"]
 
+    @contextmanager
+    def _work(self, session: Session | None) -> Iterator[Session]:
+        """The caller's unit of work (a command by mail is judged in the judge's), else one of
+        its own."""
+        if session is not None:
+            yield session
+            return
+        with self.store.unit_of_work() as own:
+            yield own
+
     def _tell(self, session: Session, match: Match, at: datetime, what: str, **extra: Any) -> None:
         self.notices.tell(session, match, at, what, **extra)
 
     # ------------------------------------------------------------------ the season
 
     def adjust(
-        self, season: str | None, player: str, currency: str, amount: int, reason: str, now: datetime
+        self,
+        season: str | None,
+        player: str,
+        currency: str,
+        amount: int,
+        reason: str,
+        now: datetime,
+        session: Session | None = None,
     ) -> list[str]:
         if currency not in CURRENCIES:
             raise ConfigError(f"currency {currency!r}: adjust moves one of {', '.join(CURRENCIES)}")
         if amount == 0:
             raise ConfigError("an adjustment of 0 changes nothing")
-        with self.store.unit_of_work() as session:
+        with self._work(session) as session:
             row = one_season(session, season)
             who = session.scalar(select(Player).where(Player.season_id == row.id, Player.key == player))
             if who is None:
@@ -170,12 +197,20 @@ class Controls:
             )
             return [f"player {player}: {currency} {held} -> {held + amount} ({reason}); they are told"]
 
-    def announce(self, text: str, now: datetime, *, season: str | None = None, match: str | None = None) -> list[str]:
+    def announce(
+        self,
+        text: str,
+        now: datetime,
+        *,
+        season: str | None = None,
+        match: str | None = None,
+        session: Session | None = None,
+    ) -> list[str]:
         """Mail ``text`` to every player of a match, or of the season (with an address)."""
         text = text.strip()
         if not text:
             raise ConfigError("the announcement is empty")
-        with self.store.unit_of_work() as session:
+        with self._work(session) as session:
             if match is not None:
                 row = _match(session, match)
                 players = [seat.player for seat in row.seats]
