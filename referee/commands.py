@@ -284,6 +284,11 @@ def cmd_forfeit(args: argparse.Namespace) -> int:
     return _print(controls.forfeit(args.match, args.player, args.reason, now))
 
 
+def cmd_substitute(args: argparse.Namespace) -> int:
+    controls, now = _controls(args)
+    return _print(controls.substitute(args.match, args.old, args.new, args.reason, now))
+
+
 def cmd_extend(args: argparse.Namespace) -> int:
     from referee.config import parse_duration
 

@@ -141,18 +141,23 @@ def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
     kept = {line.strip() for line in keep if line.strip()}
     seen: set[str] = set()
     out: list[str] = []
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
         if line.strip() in kept or unbreakable(line) or not _ABBREVIATION.search(line):
             out.append(line)
             continue
+        # a text wrapped already may carry the explanation on the next line
+        following = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
 
-        def explain(m: re.Match[str], line: str = line) -> str:
+        def explain(m: re.Match[str], line: str = line, following: str = following) -> str:
             word = m.group(1)
             if word in seen:
                 return m.group(0)
             seen.add(word)
             after = line[m.end() : m.end() + 2]
             if after.startswith(" (") or after.startswith("("):
+                return m.group(0)
+            if not line[m.end() :].strip() and following.startswith("("):
                 return m.group(0)
             meaning = _PLURALS.get(word, ABBREVIATIONS[word]) if m.group(2) else ABBREVIATIONS[word]
             return f"{m.group(0)} ({meaning})"

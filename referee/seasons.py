@@ -22,10 +22,10 @@ from sqlalchemy.orm import Session
 
 from referee.config import ConfigError, MatchSpec, SeasonSpec, seat_role, silent_roles
 from referee.games import GAMES
-from referee.match.book import MatchBook
+from referee.match.book import MatchBook, first_seating
 from referee.store.db import Store
 from referee.games.base import SEASON_CHIPS, open_steps, time_out
-from referee.store.models import LedgerEntry, Match, Player, Season, Seat
+from referee.store.models import Event, LedgerEntry, Match, Player, Season, Seat
 from referee.timefmt import duration
 
 GRANT_REASON = "starting chips"
@@ -288,7 +288,12 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
                 session.expire(match, ["seats"])
                 _seat(session, match, [players[k] for k in ms.players])
             continue
-        # what the organizer wrote: the match book adds its own options at the start
+        # what the organizer wrote: the match book adds its own options at the start, and a
+        # seat handed over by `referee substitute` is still the file's player's
+        handovers = session.execute(
+            select(Event.payload).where(Event.match_id == match.id, Event.kind == "substitute").order_by(Event.seq)
+        ).scalars()
+        current = first_seating(current, [(h["old"], h["new"]) for h in handovers])
         started_options = {k: v for k, v in match.options.items() if k not in MatchBook.ADDED_AT_START}
         refused = _fixed_changes(match, current, ms, started_options)
         if refused:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -35,6 +35,7 @@ from referee.games import GAMES
 from referee.games.base import HOUSE, MATCH_CHIPS, SEASON_CHIPS, SIMULTANEOUS, open_steps
 from referee.match.seals import seal
 from referee.store.models import Event, LedgerEntry, Match, Player, Season, Seat
+from referee.timefmt import duration, local_time
 
 __all__ = [
     "ACCOUNTS",
@@ -494,6 +495,9 @@ class MatchPage:
     result: ResultView | None
     ledger: list[LedgerHistory]
     chain: list[dict[str, Any]]  # referee.archive.chain.public_events
+    # what happened to the match from outside its rules (the organizer's controls, the
+    # abandonment rule): (instant, a sentence with names), in order
+    record: list[tuple[datetime, str]] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -584,9 +588,47 @@ def match_pages(session: Session, header: SeasonHeader, ids: Sequence[int], ledg
             result=_result(match),
             ledger=_ledger_histories(match, rows[match.id], ledger),
             chain=public_events(match, events),
+            record=control_record(events, header.names),
         )
         for match, events in loaded
     ]
+
+
+def control_record(events: Sequence[Any], names: dict[str, str]) -> list[tuple[datetime, str]]:
+    """The match's record of what came from outside its rules, in words: the organizer's
+    controls (``referee cancel``, ``pause``, ``resume``, ``extend``, ``forfeit``,
+    ``substitute``) and the abandonment rule's forfeits. Their payloads hide nothing of the
+    game (a reason, a time), so a running match shows them too."""
+    out: list[tuple[datetime, str]] = []
+    for ev in events:
+        p = ev.payload or {}
+        who = names.get(ev.player or "", ev.player or "")
+        if ev.kind == "cancel":
+            text = f"The organizer cancelled the match: {p.get('reason')}."
+        elif ev.kind == "pause":
+            text = f"The organizer paused the match: {p.get('reason')}."
+        elif ev.kind == "resume":
+            gone = duration(timedelta(seconds=float(p.get("paused_seconds") or 0)))
+            text = f"The organizer resumed the match; its deadlines moved on by {gone}."
+        elif ev.kind == "extend":
+            more = duration(timedelta(seconds=float(p.get("seconds") or 0)))
+            try:
+                until = local_time(datetime.fromisoformat(str(p.get("deadline")).replace("Z", "+00:00")), "UTC")
+            except ValueError:
+                until = str(p.get("deadline"))
+            text = f"The organizer gave {more} more time: the deadline is now {until}."
+        elif ev.kind == "forfeit":
+            if p.get("by") == "rule":
+                text = f"{who} forfeits by the abandonment rule: {p.get('reason')}."
+            else:
+                text = f"The organizer recorded a forfeit by {who}: {p.get('reason')}."
+        elif ev.kind == "substitute":
+            old, new = names.get(p.get("old"), p.get("old")), p.get("name") or names.get(p.get("new"), p.get("new"))
+            text = f"The organizer handed {old}'s seat to {new}: {p.get('reason')}."
+        else:
+            continue
+        out.append((ev.at, text))
+    return out
 
 
 def _result(match: Match) -> ResultView | None:

@@ -64,6 +64,11 @@ and storage; the engine owns the rules.
   on. A match that is over, a player who is not an acting seat (or has left the match), and
   a season step (the nomination) raise :class:`GameError`. Each game's page says what
   becomes of a hand or round in progress, under "Rulings".
+* ``handover(state, old, new, name)`` (optional; else :func:`hand_over`'s generic one) is
+  the state after the organizer hands ``old``'s seat to ``new`` (``referee substitute``;
+  RULINGS, "Seasons"): the seat as it stands (chips, cards, pending moves, its record so
+  far) is ``new``'s from then on, ``name`` their display name. A season step and a match
+  that is over raise :class:`GameError`.
 * ``form(state, player)`` is the fill-in template for the open step, in exactly
   the grammar ``parse`` reads; ``""`` when the player has nothing to send.
 * ``standings(state)`` is one line per player for organizers (``referee status``),
@@ -113,6 +118,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
@@ -336,6 +342,56 @@ def clone(data: Any) -> Any:
     matters when ten thousand matches close at once.
     """
     return pickle.loads(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+
+
+def hand_over(game: Game, state: State, old: str, new: str, name: str) -> State:
+    """The state after ``old``'s seat is handed to ``new`` (named ``name``): the game's own
+    ``handover`` where it has one, else every mention of the player key ``old`` in the state
+    (a dict key, a string that is the key, the key as a whole word in a text: the engines
+    word their texts with keys) written as ``new``, and ``state["names"][new] = name`` in a
+    game that keeps names. Refused (GameError) for a season step, a match that is over, a
+    player who is not at an acting seat, and a ``new`` that the state mentions already (it
+    could not be told from ``old`` afterwards)."""
+    own = getattr(game, "handover", None)
+    if own is not None:
+        return own(state, old, new, name)
+    if game.game_type.season_step:
+        raise GameError(f"a {game.title} is the season's step of one player: it is not handed over")
+    if game.result(state) is not None:
+        raise GameError("the match is over: there is no seat to hand over")
+    if old not in state.get("players", ()):
+        raise GameError(f"{old} has no seat in this match")
+    if _mentions(state, re.compile(_word(new))):
+        raise GameError(f"{new} already appears in this match: a seat cannot be handed to them")
+    renamed = _renamed(state, old, new, re.compile(_word(old)))
+    if isinstance(renamed.get("names"), dict):
+        renamed["names"][new] = name
+    return renamed
+
+
+def _word(key: str) -> str:
+    """A player key as a whole word (as :func:`referee.render.named` finds it in a text)."""
+    return r"(?<![\w@.+-])" + re.escape(key) + r"(?![\w@-]|\.\w)"
+
+
+def _mentions(data: Any, word: re.Pattern[str]) -> bool:
+    if isinstance(data, str):
+        return word.search(data) is not None
+    if isinstance(data, dict):
+        return any(_mentions(k, word) or _mentions(v, word) for k, v in data.items())
+    if isinstance(data, list):
+        return any(_mentions(v, word) for v in data)
+    return False
+
+
+def _renamed(data: Any, old: str, new: str, word: re.Pattern[str]) -> Any:
+    if isinstance(data, str):
+        return new if data == old else (word.sub(new, data) if old in data else data)
+    if isinstance(data, dict):
+        return {_renamed(k, old, new, word): _renamed(v, old, new, word) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_renamed(v, old, new, word) for v in data]
+    return data
 
 
 def rng(seed: int, *labels: object) -> random.Random:

@@ -21,15 +21,15 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from referee.archive import chain
 from referee.games import GAMES
-from referee.games.base import SEASON_CHIPS, Game, GameError, State, Step, open_steps, time_out
+from referee.games.base import SEASON_CHIPS, Game, GameError, State, Step, hand_over, open_steps, time_out
 from referee.match import opensteps, seals
 from referee.season.frame import SeasonFrame
 from referee.store import rows
 from referee.store.balances import Balances
-from referee.store.models import Event, LedgerEntry, Match, Seat
+from referee.store.models import Event, LedgerEntry, Match, Player, Seat
 from referee.timefmt import iso
 
-__all__ = ["MATCH_CONTEXT", "MatchBook", "replay", "replayed"]
+__all__ = ["MATCH_CONTEXT", "MatchBook", "first_seating", "replay", "replayed"]
 
 log = logging.getLogger("referee")
 
@@ -45,10 +45,22 @@ def replay(game: Game, match: Match, events: Sequence[Event]) -> State:
     return state
 
 
+def first_seating(seated: Sequence[str], handovers: Sequence[tuple[str, str]]) -> list[str]:
+    """The players a match started with: ``seated`` (its seats now) with each handover
+    ((old, new), in the order made: ``referee substitute``) undone, the last first."""
+    players = list(seated)
+    for old, new in reversed(handovers):
+        players = [old if key == new else key for key in players]
+    return players
+
+
 def replayed(game: Game, match: Match, events: Sequence[Event]) -> Iterator[tuple[Event | None, State]]:
     """The match rebuilt from its seed and options, step by step: (None, the initial state),
-    then each event with the state after it (a start changes nothing)."""
-    players = [seat.player.key for seat in match.seats]
+    then each event with the state after it (a start changes nothing). A handover of a seat
+    (``referee substitute``) is replayed where it was made: the match starts with the
+    players it started with."""
+    handovers = [(ev.payload["old"], ev.payload["new"]) for ev in events if ev.kind == "substitute"]
+    players = first_seating([seat.player.key for seat in match.seats], handovers)
     state = game.initial_state(match.seed, players, match.options)
     yield None, state
     for ev in events:
@@ -62,6 +74,8 @@ def replayed(game: Game, match: Match, events: Sequence[Event]) -> Iterator[tupl
             state = time_out(game, state, getattr(ev, "step_key", None))  # the step whose deadline passed
         elif ev.kind == "forfeit":
             state = game.forfeit(state, ev.player)
+        elif ev.kind == "substitute":
+            state = hand_over(game, state, ev.payload["old"], ev.payload["new"], ev.payload["name"])
         yield ev, state
 
 
@@ -199,6 +213,28 @@ class MatchBook:
         self.log_event(session, match, "forfeit", player, {"reason": reason, "by": by}, at)
         self.save_state(session, match, game, state, at)
         log.info("match %s: %s forfeits at %s (%s)", match.key, player, iso(at), reason)
+
+    def substitute(self, session: Session, match: Match, old: Player, new: Player, at: datetime, reason: str) -> None:
+        """Hand ``old``'s seat in the running (or paused) match to ``new`` at ``at``: the seat as
+        it stands (its chips, cards, pending moves, its record in the match) is ``new``'s from
+        now on (:func:`referee.games.base.hand_over`); ``old``'s reply address for the match
+        stops working (the seat's token is signed with its player); the seat's run of missed
+        steps starts again; a sealed move of the seat stays sealed, and its reveal goes to
+        ``new``. An event in the chain; replayed where it was made."""
+        game = GAMES[match.game]
+        state = hand_over(game, match.state, old.key, new.key, new.name)  # before any change: it may refuse
+        seat = next(seat for seat in match.seats if seat.player_id == old.id)
+        payload = {"old": old.key, "new": new.key, "name": new.name, "reason": reason}
+        self.log_event(session, match, "substitute", old.key, payload, at)
+        seat.player_id, seat.player = new.id, new
+        match.state = state
+        if old.key in (match.absences or {}):
+            match.absences = {p: n for p, n in match.absences.items() if p != old.key}  # type: ignore[union-attr]
+        opened = (match.seals or {}).get("open") or {}
+        if old.key in opened:
+            moved = {new.key if p == old.key else p: made for p, made in opened.items()}
+            match.seals = {**match.seals, "open": moved}  # type: ignore[dict-item]
+        log.info("match %s: %s's seat handed to %s at %s (%s)", match.key, old.key, new.key, iso(at), reason)
 
     def abandon(self, session: Session, match: Match, at: datetime) -> list[tuple[str, str]]:
         """The abandonment rule (RULINGS, "Seasons"): every player of the running match who has

@@ -91,7 +91,17 @@ class Notices:
                 )
                 rooted.add(who)
 
-    def tell(self, session: Session, match: Match, at: datetime, what: str, *, about: str = "", **extra: Any) -> None:
+    def tell(
+        self,
+        session: Session,
+        match: Match,
+        at: datetime,
+        what: str,
+        *,
+        about: str = "",
+        skip: Collection[str] = (),
+        **extra: Any,
+    ) -> None:
         """Mail each player of ``match`` (with an address, at a seat that acts) what happened to
         it from outside its rules (``what``: the organizer "cancelled", "paused", "resumed" or
         "extended" it, a player "forfeited" or "abandoned" it, or it "lapsed" in the season
@@ -102,7 +112,7 @@ class Notices:
         roles = game.game_type.roles
         for seat in match.seats:
             role = roles[min(seat.position, len(roles) - 1)]
-            if seat.player.email is None or role in silent:
+            if seat.player.email is None or role in silent or seat.player.key in skip:
                 continue
             self.mail_player(
                 session,
@@ -113,6 +123,64 @@ class Notices:
                 at=at,
                 extra={"what": what, "reason": None, "paused": None, "by": None, **extra},
             )
+
+    def handover(self, session: Session, match: Match, old: Player, new: Player, at: datetime, reason: str) -> None:
+        """``old``'s seat has been handed to ``new`` (``referee substitute``): ``new`` gets the
+        handover mail (what happened, and the match as the seat sees it: the game's step mail,
+        with the form and the deadline when the seat has something to send); ``old`` is told
+        they play no more in it; the other players are told who sits there now."""
+        about = f"{old.key}>{new.key}"
+        self.tell(
+            session,
+            match,
+            at,
+            "substituted",
+            about=about,
+            skip=(new.key,),
+            old_name=old.name,
+            new_name=new.name,
+            reason=reason,
+        )
+        game = GAMES[match.game]
+        self.mail_player(
+            session,
+            "organizer",
+            None,
+            old,
+            dedupe=f"organizer:{match.key}:{match.last_event_seq}:replaced:{about}:{old.key}",
+            at=at,
+            extra={
+                "match": {"id": match.key, "title": game.title, "game": game.name, "season": match.season.name},
+                "what": "replaced",
+                "reason": reason,
+                "new_name": new.name,
+                "paused": None,
+                "by": None,
+            },
+        )
+        context = self.context(match, new, paused_too=True)
+        seat_mail = render_mail(match.game, "step", context)
+        body = seat_mail.text.split("\n-- \n")[0].rstrip()  # without its signature
+        first, _, rest = body.partition("\n")
+        if first.startswith("Dear "):  # the handover mail has its own greeting
+            body = rest.strip("\n")
+        self.mail_player(
+            session,
+            "handover",
+            match,
+            new,
+            dedupe=f"handover:{match.key}:{match.last_event_seq}:{new.key}",
+            at=at,
+            extra={
+                "old_name": old.name,
+                "reason": reason,
+                "paused": match.status == "paused",
+                "death": match.kind == "death",
+                "seat_subject": seat_mail.subject,
+                "seat_mail": body,
+            },
+            paused_too=True,
+        )
 
     def standings(self, session: Session, match: Match, at: datetime) -> None:
         """A match of the season frame has ended: each of its players with an address gets the
@@ -202,13 +270,14 @@ class Notices:
         thread_root: bool = False,
         inbound_id: int | None = None,
         about: Step | None = None,
+        paused_too: bool = False,
     ) -> None:
         """Render, compose and put one mail in the outbox (see the module docstring). A
         player without an address (who sits only at silent seats) is never mailed: nothing
         is written for them. ``about``: the step the mail is about (see :meth:`context`)."""
         if player.email is None:
             return
-        context = self.context(match, player, about)
+        context = self.context(match, player, about, paused_too=paused_too)
         context.update(extra or {})
         error = context.get("error")
         if isinstance(error, dict) and context["names"]:  # an engine's reason names players by key
@@ -295,12 +364,15 @@ class Notices:
         # Written now, not with the batch: the key is unique, and a second writer must find it.
         return rows.insert_once(session, OUTBOX, values, "dedupe_key")
 
-    def context(self, match: Match | None, player: Player, about: Step | None = None) -> dict[str, Any]:
+    def context(
+        self, match: Match | None, player: Player, about: Step | None = None, *, paused_too: bool = False
+    ) -> dict[str, Any]:
         """What a template sees. ``step`` is the step the mail is about: the open step the
         player may act in, else ``about`` (the step just opened, or reminded of), else the
         open step due first; ``deadline`` is its deadline in the player's time zone (None for
         a waiting step). ``steps`` lists every open step (several in a game of concurrent
-        steps), each with its deadline."""
+        steps), each with its deadline; of a paused match only with ``paused_too`` (a
+        handover shows what the seat will have to do once the match goes on)."""
         ctx: dict[str, Any] = {
             "player": person(player),
             "match": None,
@@ -324,7 +396,8 @@ class Notices:
         seat = next(s for s in match.seats if s.player_id == player.id)
         others = [person(s.player) for s in match.seats if s.player_id != player.id]
         state = match.state
-        steps = open_steps(game, state) if state is not None and match.status == "running" else ()
+        showing = ("running", "paused") if paused_too else ("running",)
+        steps = open_steps(game, state) if state is not None and match.status in showing else ()
         step = opensteps.step_for(steps, player.key, match.step_key, about)
         deadlines = {e.key: e.deadline for e in opensteps.listed(match)}
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)

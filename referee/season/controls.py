@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from referee.config import ConfigError
+from referee.games import GAMES
 from referee.games.base import SEASON_CHIPS, GameError
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
@@ -125,6 +126,57 @@ class Controls:
             self.notices.announce_step(session, match, now, since=before)
             state = "is over" if match.status == "finished" else "goes on"
             return [f"match {key}: {player} forfeits ({reason}); the match {state}; its players are told"]
+
+    def substitute(
+        self, key: str, old: str, new: str, reason: str, now: datetime, session: Session | None = None
+    ) -> list[str]:
+        """Hand ``old``'s seat in a running or paused match to ``new``, a live player of the
+        season with an address who has no seat in it: the seat as it stands is ``new``'s from
+        now on (:meth:`MatchBook.substitute`); ``new`` gets the handover mail, ``old`` and the
+        other players are told."""
+        with self._work(session) as session:
+            match = _match(session, key)
+            if match.status not in ("running", "paused"):
+                raise ConfigError(
+                    f"match {key} is {match.status}: only a running or paused match has a seat to hand over"
+                    + (
+                        " (a match that has not started takes its players from the season file)"
+                        if match.status == "scheduled"
+                        else ""
+                    )
+                )
+            game = GAMES[match.game]
+            if game.game_type.season_step:
+                raise ConfigError(
+                    f"match {key} is the EC's nomination: it is not handed over (cancel it, or let it time out)"
+                )
+            seat = next((s for s in match.seats if s.player.key == old), None)
+            if seat is None:
+                raise ConfigError(f"{old} does not sit in match {key}")
+            roles = game.game_type.roles
+            if roles[min(seat.position, len(roles) - 1)] in game.game_type.silent_roles:
+                raise ConfigError(f"{old} is a silent participant of match {key}: a silent seat is not handed over")
+            who = session.scalar(select(Player).where(Player.season_id == match.season_id, Player.key == new))
+            if who is None:
+                raise ConfigError(
+                    f"no player {new!r} in season {match.season.key}: add them to the season file and load it first"
+                )
+            if who.email is None:
+                raise ConfigError(f"{new} has no email address: a seat that acts needs one")
+            if who.eliminated_at is not None:
+                raise ConfigError(f"{new} has been eliminated from the season: they play no more matches")
+            if any(s.player_id == who.id for s in match.seats):
+                raise ConfigError(f"{new} sits in match {key} already")
+            leaving = seat.player
+            try:
+                self.book.substitute(session, match, leaving, who, now, reason)
+            except GameError as exc:
+                raise ConfigError(f"match {key}: {exc}") from None
+            self.notices.handover(session, match, leaving, who, now, reason)
+            return [
+                f"match {key}: {new} takes over {old}'s seat ({reason}); "
+                f"{new} gets a handover mail, the others are told"
+            ]
 
     @contextmanager
     def _work(self, session: Session | None) -> Iterator[Session]:
