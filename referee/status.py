@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import Session, selectinload
 
 from referee.config import ConfigError, MailConfig
 from referee.games import GAMES
@@ -13,7 +13,8 @@ from referee.games.base import open_steps
 from referee.match import opensteps
 from referee.pipeline.bounce_book import unreachable_key
 from referee.store.db import Store
-from referee.store.models import Bounce, InboxProblem, Inbound, Match, Outbox, Player, Seat
+from referee.season.record import CONTROLS, control_record, season_events, sentence
+from referee.store.models import Bounce, Event, InboxProblem, Inbound, Match, Outbox, Player, Season, Seat
 from referee.timefmt import duration
 
 
@@ -33,13 +34,50 @@ def status_text(store: Store, now: datetime, match_key: str | None = None, *, ma
             raise ConfigError(f"no match {match_key!r}")
         if not matches:
             lines.append("No matches yet: load a season with `referee season load FILE.toml`.")
+        record = _control_events(session, [m.id for m in matches])
         for match in matches:
             lines.extend(match_lines(match, now))
+            names = {p.key: p.name for p in match.season.players}
+            for at, text in control_record(record.get(match.id, []), names)[-RECORD_LINES:]:
+                lines.append(f"  {at:%Y-%m-%d %H:%M} UTC: {text}")
             lines.append("")
+        lines.extend(season_record_lines(session, {m.season_id: m.season for m in matches}))
         lines.extend(mail_lines(session))
         limit, window = (mail.bounce_limit, mail.bounce_window) if mail else (3, timedelta(days=7))
         lines.extend(bounce_lines(session, now, limit, window))
     return "\n".join(lines).rstrip()
+
+
+RECORD_LINES = 3  # the latest entries of a match's or season's organizer's record shown
+
+
+def _control_events(session: Session, ids: list[int]) -> dict[int, list[Event]]:
+    """The events from outside the rules (the organizer's controls, the abandonment rule) of
+    these matches, by match, in order: one query."""
+    found: dict[int, list[Event]] = {}
+    for start in range(0, len(ids), 500):
+        for event in session.scalars(
+            select(Event)
+            .where(Event.match_id.in_(ids[start : start + 500]), Event.kind.in_(CONTROLS))
+            .order_by(Event.match_id, Event.seq)
+        ):
+            found.setdefault(event.match_id, []).append(event)
+    return found
+
+
+def season_record_lines(session: Session, seasons: dict[int, Season]) -> list[str]:
+    """The latest entries of each season's own record (adjustments, announcements)."""
+    out: list[str] = []
+    for season_id, season in sorted(seasons.items()):
+        events = season_events(session, season_id)
+        if not events:
+            continue
+        names = {p.key: p.name for p in season.players}
+        out.append(f"The organizer's record of {season.name} ({len(events)} entries; the latest):")
+        for event in events[-RECORD_LINES:]:
+            out.append(f"  {event.at:%Y-%m-%d %H:%M} UTC: {sentence(event, names)}")
+        out.append("")
+    return out
 
 
 def match_lines(match: Match, now: datetime) -> list[str]:

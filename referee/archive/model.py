@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -34,8 +34,8 @@ from referee.archive.rounds import Round, match_rounds, public_view
 from referee.games import GAMES
 from referee.games.base import HOUSE, MATCH_CHIPS, SEASON_CHIPS, SIMULTANEOUS, open_steps
 from referee.match.seals import seal
-from referee.store.models import Event, LedgerEntry, Match, Player, Season, Seat
-from referee.timefmt import duration, local_time
+from referee.season.record import control_record, season_events, sentence
+from referee.store.models import Event, LedgerEntry, Match, Player, Season, SeasonEvent, Seat
 
 __all__ = [
     "ACCOUNTS",
@@ -88,6 +88,9 @@ class SeasonHeader:
     name: str
     created_at: datetime
     players: tuple[tuple[str, str, str], ...]  # (key, name, time zone), by key
+    # the last hash of the season's own chain (referee.season.record): the season page lists
+    # that record, so a new entry (an adjustment, an announcement) changes the page
+    record: str = ""
 
     @property
     def names(self) -> dict[str, str]:
@@ -161,8 +164,11 @@ def season_headers(session: Session) -> list[SeasonHeader]:
         select(Player.season_id, Player.key, Player.name, Player.timezone).order_by(Player.season_id, Player.key)
     ):
         players[season_id].append((key, name, tz))
+    heads = dict(
+        session.execute(select(SeasonEvent.season_id, SeasonEvent.hash).order_by(SeasonEvent.seq)).tuples().all()
+    )  # in seq order: each season's last hash wins
     return [
-        SeasonHeader(id, key, name, created_at, tuple(players.get(id, ())))
+        SeasonHeader(id, key, name, created_at, tuple(players.get(id, ())), heads.get(id, ""))
         for id, key, name, created_at in session.execute(
             select(Season.id, Season.key, Season.name, Season.created_at).order_by(Season.key)
         )
@@ -398,6 +404,7 @@ class SeasonPage:
     recent: list[MatchRow]  # finished matches, latest first (the last ones)
     schedule_pages: int
     points_chart: dict[str, list[tuple[str, float]]]
+    record: list[tuple[datetime, str]] = field(default_factory=list)  # the season's own record, in words
 
 
 def season_page(
@@ -429,6 +436,7 @@ def season_page(
         recent=[rows[s.id] for s in recent],
         schedule_pages=schedule_pages,
         points_chart=data.points_chart(),
+        record=[(e.at, sentence(e, data.header.names)) for e in season_events(session, data.header.id)],
     )
 
 
@@ -592,43 +600,6 @@ def match_pages(session: Session, header: SeasonHeader, ids: Sequence[int], ledg
         )
         for match, events in loaded
     ]
-
-
-def control_record(events: Sequence[Any], names: dict[str, str]) -> list[tuple[datetime, str]]:
-    """The match's record of what came from outside its rules, in words: the organizer's
-    controls (``referee cancel``, ``pause``, ``resume``, ``extend``, ``forfeit``,
-    ``substitute``) and the abandonment rule's forfeits. Their payloads hide nothing of the
-    game (a reason, a time), so a running match shows them too."""
-    out: list[tuple[datetime, str]] = []
-    for ev in events:
-        p = ev.payload or {}
-        who = names.get(ev.player or "", ev.player or "")
-        if ev.kind == "cancel":
-            text = f"The organizer cancelled the match: {p.get('reason')}."
-        elif ev.kind == "pause":
-            text = f"The organizer paused the match: {p.get('reason')}."
-        elif ev.kind == "resume":
-            gone = duration(timedelta(seconds=float(p.get("paused_seconds") or 0)))
-            text = f"The organizer resumed the match; its deadlines moved on by {gone}."
-        elif ev.kind == "extend":
-            more = duration(timedelta(seconds=float(p.get("seconds") or 0)))
-            try:
-                until = local_time(datetime.fromisoformat(str(p.get("deadline")).replace("Z", "+00:00")), "UTC")
-            except ValueError:
-                until = str(p.get("deadline"))
-            text = f"The organizer gave {more} more time: the deadline is now {until}."
-        elif ev.kind == "forfeit":
-            if p.get("by") == "rule":
-                text = f"{who} forfeits by the abandonment rule: {p.get('reason')}."
-            else:
-                text = f"The organizer recorded a forfeit by {who}: {p.get('reason')}."
-        elif ev.kind == "substitute":
-            old, new = names.get(p.get("old"), p.get("old")), p.get("name") or names.get(p.get("new"), p.get("new"))
-            text = f"The organizer handed {old}'s seat to {new}: {p.get('reason')}."
-        else:
-            continue
-        out.append((ev.at, text))
-    return out
 
 
 def _result(match: Match) -> ResultView | None:

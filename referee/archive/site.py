@@ -255,7 +255,7 @@ class _Build:
         for header in headers:
             season = digest(base, header_digest(header))
             stamps = sorted(by_season.get(header.id, ()), key=model.schedule_order)
-            everything = digest(season, [s.fingerprint for s in stamps])
+            everything = digest(season, header.record, [s.fingerprint for s in stamps])
             yield Job("season", (Paths.season(header.key), Paths.season_feed(header.key)), everything, header)
             chunks = [stamps[i : i + SCHEDULE_PAGE] for i in range(0, len(stamps), SCHEDULE_PAGE)] or [[]]
             for number, chunk in enumerate(chunks, 1):

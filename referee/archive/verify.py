@@ -25,7 +25,8 @@ from referee.archive.chain import GENESIS, Break, first_break, instant
 from referee.games import GAMES
 from referee.match.book import MATCH_CONTEXT, replay
 from referee.store.db import Store, json_dumps
-from referee.store.models import Event, Match
+from referee.season.record import chain_key, season_events
+from referee.store.models import Event, Match, Season
 
 __all__ = ["ChainCheck", "ReplayCheck", "replay_match", "verify_database", "verify_site"]
 
@@ -87,6 +88,34 @@ def verify_database(store: Store, match_key: str | None = None) -> list[ChainChe
             if problem is None and head != match.last_event_hash:
                 problem = Break(len(events), "the chain ends in another hash than the head the match keeps")
             checks.append(ChainCheck(match.key, "database", len(events), problem))
+        if match_key is None:
+            checks.extend(_season_checks(session))
+    return checks
+
+
+def _season_checks(session: Session) -> list[ChainCheck]:
+    """Each season's own chain (:mod:`referee.season.record`), recomputed (a season with no
+    such event has none to check)."""
+    checks = []
+    for season in session.scalars(select(Season).order_by(Season.id)):
+        events = season_events(session, season.id)
+        if not events:
+            continue
+        records = [
+            {
+                "seq": e.seq,
+                "kind": e.kind,
+                "step": None,
+                "player": None,
+                "at": e.at,
+                "payload": e.payload,
+                "digest": e.digest,
+                "hash": e.hash,
+            }
+            for e in events
+        ]
+        problem = first_break(chain_key(season), records)
+        checks.append(ChainCheck(chain_key(season), "database", len(events), problem))
     return checks
 
 

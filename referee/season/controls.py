@@ -28,6 +28,7 @@ from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
 from referee.archive.model import season_balances
+from referee.season.record import log_season_event
 from referee.standings import one_season
 from referee.store.db import Store
 from referee.store.models import Event, LedgerEntry, Match, Player
@@ -230,7 +231,14 @@ class Controls:
                     currency=currency,
                 )
             )
-            session.flush()
+            payload = {
+                "player": player,
+                "currency": currency,
+                "amount": amount,
+                "held": held + amount,
+                "reason": reason,
+            }
+            log_season_event(session, row, "adjust", payload, now)
             count = session.scalar(select(LedgerEntry.id).order_by(LedgerEntry.id.desc()).limit(1))
             self.notices.mail_player(
                 session,
@@ -271,7 +279,8 @@ class Controls:
                 found = one_season(session, season)
                 players = list(session.scalars(select(Player).where(Player.season_id == found.id).order_by(Player.id)))
                 name, about = found.name, f"season {found.key}"
-            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            full = hashlib.sha256(text.encode()).hexdigest()
+            digest = full[:16]
             told = 0
             for player in players:
                 if player.email is None:
@@ -286,6 +295,12 @@ class Controls:
                     extra={"season": name, "text": text, "sent": local_time(now, player.timezone)},
                 )
                 told += 1
+            # recorded without its text (which is the players'): who was told, and its SHA-256
+            payload = {"told": told, "sha256": full}
+            if match is not None:
+                self.book.log_event(session, row, "announce", None, payload, now)
+            else:
+                log_season_event(session, found, "announce", payload, now)
             return [f"{about}: the announcement goes to {told} players"]
 
 

@@ -198,6 +198,23 @@ class Event(Base):
     hash: Mapped[str] = mapped_column(String(64))
 
 
+class SeasonEvent(Base):
+    """The season's own hash chain: the organizer's commands about the season rather than one
+    match (an adjustment, an announcement to the season), chained as a match's events are
+    (:mod:`referee.season.record`)."""
+
+    __tablename__ = "season_events"
+    __table_args__ = (UniqueConstraint("season_id", "seq", name="uq_season_events_season_seq"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # adjust | announce
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+    digest: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
 class Inbound(Base):
     """One delivered copy of a mail. Every value taken from the mail is bounded to its column
     (long ones cut, the full raw mail kept), so no mail can overflow a column."""

@@ -5,6 +5,7 @@ deadline pass and records no move. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import html
 from datetime import timedelta
 
 import pytest
@@ -15,7 +16,10 @@ from referee.config import ConfigError
 from referee.match.book import replay
 from referee.games import GAMES
 from referee.season.controls import Controls
-from referee.store.models import Event, LedgerEntry, Match
+from referee.archive.site import build
+from referee.archive.verify import verify_database
+from referee.status import status_text
+from referee.store.models import Event, LedgerEntry, Match, SeasonEvent
 
 from .harness import START, World
 
@@ -211,3 +215,48 @@ def test_several_players_forfeiting_at_one_deadline_are_each_told(tmp_path, db_u
         assert len(notices) == len(set(notices)) == forfeits * len(PLAYERS)
     finally:
         w.store.dispose()
+
+
+def test_every_control_is_in_a_hash_chain_in_status_and_in_the_archive(world, tmp_path):
+    """The season's own commands (adjust, a season announcement) are events of the season's
+    chain; a match's (extend, pause, resume, announce to the match) of the match's; archive
+    verify recomputes both; status and the archive list them in words, names not ids."""
+    c = controls(world)
+    c.extend("m1", None, 2 * HOUR, START + HOUR)
+    c.pause(["m1"], None, "snow storm", START + HOUR)
+    c.resume(["m1"], None, START + 2 * HOUR)
+    c.announce("To the match only.", START + 2 * HOUR, match="m1")
+    c.adjust(None, "alice", "cols", 1, "won the quiz", START + 3 * HOUR)
+    c.announce("To everyone.", START + 3 * HOUR)
+    world.tick(START + 3 * HOUR)
+    with world.store.unit_of_work() as session:
+        kinds = list(session.scalars(select(SeasonEvent.kind).order_by(SeasonEvent.seq)))
+        assert kinds == ["adjust", "announce"]
+    assert events(world)[-4:] == ["extend", "pause", "resume", "announce"]
+    checks = verify_database(world.store)
+    assert {check.match for check in checks} == {"m1", "season:test"} and all(check.ok for check in checks)
+
+    text = status_text(world.store, START + 3 * HOUR)
+    assert "The organizer paused the match: snow storm." in text
+    assert "The organizer mailed an announcement to the 2 players of the match." in text
+    assert "The organizer's record of Test season (2 entries; the latest):" in text
+    assert "The organizer adjusted Alice's cols by +1: won the quiz." in text
+
+    site = tmp_path / "site"
+    build(world.store, site, now=START + 3 * HOUR)
+    season_page = html.unescape((site / "seasons" / "test" / "index.html").read_text())
+    assert "The organizer adjusted Alice's cols by +1: won the quiz." in season_page
+    assert "To everyone" not in season_page  # the text is the players', not the public's
+    match_page = html.unescape((site / "seasons" / "test" / "matches" / "m1" / "index.html").read_text())
+    assert "The organizer gave 2 hours more time" in match_page and "snow storm" in match_page
+
+    # a later adjustment changes the season page on the next incremental build
+    c.adjust(None, "bob", "cols", 1, "second quiz", START + 4 * HOUR)
+    build(world.store, site, now=START + 4 * HOUR)
+    assert "Bob's cols by +1: second quiz" in html.unescape((site / "seasons" / "test" / "index.html").read_text())
+    # a changed season event breaks the season's chain
+    with world.store.unit_of_work() as session:
+        first = session.scalar(select(SeasonEvent).where(SeasonEvent.seq == 1))
+        first.payload = {**first.payload, "amount": 100}
+    broken = [check for check in verify_database(world.store) if not check.ok]
+    assert [check.match for check in broken] == ["season:test"]
