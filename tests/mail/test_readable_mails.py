@@ -41,7 +41,9 @@ from referee.store.models import Match, Outbox
 from tests.service.harness import DAY, START, World
 
 HOUR = timedelta(hours=1)
-GAME_NAMES = ["stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack"]
+GAME_NAMES = ["stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack", "season"]
+# the mails of the season frame and the organizer's controls (the "season" entry above)
+SEASON_KINDS = {"step", "receipt", "organizer", "handover", "standings", "adjusted", "announcement"}
 
 # client key (the address's local part) -> (player key, name, time zone): keys and names differ
 PEOPLE = {
@@ -225,6 +227,91 @@ def play_minority(world: World, seed: int) -> None:
             world.tick(at)
 
 
+# ---------------------------------------------------------------------------- a season
+
+
+def season_frame() -> dict:
+    """A main match of Stationary Roulette, its nomination and an Indian Poker death match."""
+    four = [person(c) for c in ("alice", "bob", "carol", "dave")]
+    return {
+        "season": {
+            "id": "test",
+            "name": "Test season",
+            "starting_chips": 200,
+            "seed": 5,
+            "death_matches": ["indian-poker"],
+            "death_match_gap": "1h",
+            "nomination_length": "6h",
+        },
+        "games": {"indian-poker": {"phase_length": "1h"}},
+        "players": four,
+        "matches": [
+            {
+                "id": "m1",
+                "game": "stationary-roulette",
+                "kind": "main",
+                "players": ["p_alice", "p_bob"],
+                "start": START.isoformat(),
+                "seed": 1,
+                "phase_length": "1h",
+                "reminders": ["30m"],
+            }
+        ],
+    }
+
+
+def the_match(world: World, key: str) -> Match | None:
+    with world.store.unit_of_work() as session:
+        found = session.scalar(select(Match).where(Match.key == key))
+        if found is not None:
+            _ = [seat.player.key for seat in found.seats]
+        return found
+
+
+def play_season(world: World) -> None:
+    """The season frame's mails and every organizer's control's: a main match with an extended
+    deadline, a pause and an adjustment and an announcement on the way; the EC's nomination,
+    a nominee's CoL, the nomination again; the death match, a seat handed over, a forfeit, the
+    elimination and the season's end."""
+    from referee.season.controls import Controls
+
+    controls = Controls(world.store, world.referee.book, world.referee.notices)
+    world.tick(START)
+    world.send("alice", roulette_reply(world, "alice", "Gold"), START + HOUR / 4)
+    world.tick(START + HOUR / 4)
+    controls.extend("m1", None, HOUR, START + HOUR / 3)
+    controls.pause(["m1"], None, "a power cut at the club", START + HOUR / 2)
+    controls.resume(["m1"], None, START + HOUR)
+    controls.adjust(None, "p_carol", "cols", 1, "won the autumn quiz", START + HOUR)
+    controls.announce("The final is on Sunday.\nGood luck to everyone!", START + HOUR)
+    at = START + HOUR
+    while the_match(world, "m1").status != "finished" and at < START + 2 * DAY:
+        at += HOUR / 2
+        world.tick(at)
+    nomination = the_match(world, "m1-nomination")
+    ec, eligible = nomination.seats[0].player.key, [s.player.key for s in nomination.seats[1:]]
+    first = "p_carol" if "p_carol" in eligible else eligible[0]
+    world.send(client_of(ec), f"NOMINATE {PEOPLE[client_of(first)][1]}", at + HOUR)
+    world.tick(at + HOUR)
+    if first == "p_carol":  # carol holds a CoL: she is asked, and uses it
+        world.send("carol", "USE COL", at + 2 * HOUR)
+        world.tick(at + 2 * HOUR)
+        second = next(k for k in eligible if k != first)
+        world.send(client_of(ec), f"NOMINATE {PEOPLE[client_of(second)][1]}", at + 3 * HOUR)
+        world.tick(at + 3 * HOUR)
+    at += 5 * HOUR  # the gap has passed: the death match runs
+    world.tick(at)
+    death = the_match(world, "m1-death")
+    assert death is not None and death.status == "running", death and death.status
+    seated = [s.player.key for s in death.seats]
+    free = next(k for k in ("p_alice", "p_bob", "p_carol", "p_dave") if k not in seated)
+    controls.substitute("m1-death", seated[1], free, "the DMO is travelling", at)
+    world.tick(at)
+    controls.forfeit("m1-death", seated[0], "the EC gives up", at + HOUR / 2)
+    world.tick(at + HOUR / 2)
+    assert the_match(world, "m1-death").status == "finished"
+
+
 # ---------------------------------------------------------------------------- MatchJack
 
 
@@ -301,6 +388,10 @@ def play(game: str, tmp: Path) -> tuple[list[Mail], set[str]]:
         for k, (name, _zone, addressed) in PARTICIPANTS.items():
             if addressed:
                 add_client(world, k, name)
+    elif game == "season":
+        world = World(tmp, url, season_frame())
+        for c in ("carol", "dave"):
+            add_client(world, c, PEOPLE[c][1])
     else:
         six = [person(c) for c in ("alice", "bob", "carol", "dave", "erin", "frank")]
         world = World(tmp, url, season(game, 3, six, starting_garnets=5))
@@ -314,9 +405,11 @@ def play(game: str, tmp: Path) -> tuple[list[Mail], set[str]]:
             play_duel(world, 7)
         elif game == "betting-minority":
             play_minority(world, 4)
+        elif game == "season":
+            play_season(world)
         else:
             play_matchjack(world, 3)
-        assert match_row(world).status == "finished"
+        assert match_row(world).status in ("finished", "cancelled")
         with world.store.unit_of_work() as session:
             kinds = {row.message_id: row.kind for row in session.scalars(select(Outbox))}
     finally:
@@ -370,6 +463,10 @@ def where(mail: Mail) -> str:
 def test_every_kind_of_mail_occurs(mails_of, game):
     mails, _keys = mails_of(game)
     kinds = {m.kind for m in mails}
+    if game == "season":
+        assert SEASON_KINDS <= kinds, kinds
+        assert any("final standings" in m.subject.lower() for m in mails), [m.subject for m in mails]
+        return
     assert {"step", "receipt", "error", "reminder", "spoof", "unaddressed"} <= kinds, kinds
     assert any("Final result" in m.subject or "over" in m.subject.lower() for m in mails)
 
