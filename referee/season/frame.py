@@ -146,6 +146,7 @@ class SeasonFrame:
         settings = season.settings or {}
         if settings.get("ended_at") or not frame_of(season):
             return
+        session.flush()  # what lapsed with this end is cancelled already (no autoflush in a batch)
         live = live_players(session, match.season_id)
         open_matches = session.scalar(
             select(func.count())
@@ -241,7 +242,9 @@ class SeasonFrame:
     def _lapse(self, session: Session, out: Player, death: Match, at: datetime) -> None:
         """RULINGS, on an elimination: a nomination whose EC is out lapses, and so does a death
         match not started yet whose EC is out (no death match follows); a death match not
-        started yet whose DMO is out is cancelled, and its EC nominates again. What lapses is
+        started yet whose DMO is out is cancelled, and its EC nominates again; so does a
+        nomination open while one of the players it lets the EC nominate is out (a new one
+        opens among the live players: an eliminated player is never nominated). What lapses is
         cancelled (an event in its chain) and listed in ``session.info["lapsed"]`` (match id,
         why), so the notices tell its players."""
         pending = session.scalars(
@@ -263,6 +266,11 @@ class SeasonFrame:
                 why = f"the EC, {out.name}, was eliminated in {death.key}: no death match follows"
             elif match.kind == DEATH and second.id == out.id:
                 why = f"the DMO, {out.name}, was eliminated in {death.key}: {ec.name} nominates again"
+            elif match.kind == NOMINATION and any(p.id == out.id for p in seats[1:]):
+                why = (
+                    f"{out.name}, whom {ec.name} could nominate, was eliminated in {death.key}: "
+                    f"{ec.name} nominates again among the live players"
+                )
             else:
                 continue
             self.book.cancel(session, match, at, why)

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from referee.games import GAMES
 from referee.standings import season_standings
-from referee.store.models import LedgerEntry, Match, Player
+from referee.store.models import LedgerEntry, Match, Player, Season
 
 from .harness import START, World
 
@@ -352,6 +352,34 @@ def test_a_dmo_eliminated_before_the_death_match_starts_makes_the_ec_nominate_ag
         third = match(w, "main2-death-2")
         assert third is not None and third.game == second.game and third.status == "scheduled"
         assert seats(w, "main2-death-2") == [ec2, "erin"]
+    finally:
+        w.store.dispose()
+
+
+def test_a_nomination_open_when_one_it_lists_is_eliminated_opens_again_without_them(tmp_path, db_url):
+    """An eliminated player is never nominated: the nomination open at that moment lapses and
+    a new one opens among the live players (its EC told why); and the standings say nothing
+    of a season end while a nomination is open."""
+    w = two_mains(tmp_path, db_url)
+    try:
+        T = START + 11 * HOUR
+        w.tick(START)
+        w.tick(T)
+        ec1 = match(w, "main1").result["ranking"][-1]
+        nominate(w, ec1, "Erin", T + MINUTE)
+        w.tick(T + 2 * HOUR + 30 * MINUTE)
+        ec2 = match(w, "main2").result["ranking"][-1]
+        assert ec1 in seats(w, "main2-nomination")  # ec2 could nominate ec1 ...
+        w.tick(T + 4 * HOUR + 20 * MINUTE)  # ... who loses the first death match meanwhile
+        assert match(w, "main1-death").result["ranking"][-1] == ec1
+        assert match(w, "main2-nomination").status == "cancelled"
+        again = match(w, "main2-nomination-2")
+        assert again is not None and again.status == "running"
+        assert seats(w, "main2-nomination-2")[0] == ec2 and ec1 not in seats(w, "main2-nomination-2")
+        told = about(w, ec2, "It has lapsed").text.replace("\n", " ")
+        assert f"{NAMES[ec1]}, whom {NAMES[ec2]} could nominate, was eliminated in main1-death" in told
+        with w.store.unit_of_work() as session:
+            assert not (session.scalar(select(Season)).settings or {}).get("ended_at")
     finally:
         w.store.dispose()
 
