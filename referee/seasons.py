@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from referee.config import ConfigError, MatchSpec, SeasonSpec, seat_role, silent_roles
 from referee.games import GAMES
 from referee.match.book import MatchBook, first_seating
+from referee.season.frame import WAITING
 from referee.store.db import Store
 from referee.games.base import SEASON_CHIPS, open_steps, time_out
 from referee.store.models import Event, LedgerEntry, Match, Player, Season, Seat
@@ -267,7 +268,8 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             new_starts.append(ms)
             continue
         current = [seat.player.key for seat in match.seats]
-        if match.status == "scheduled" and match.problem:  # its start failed: this load is the fix
+        if match.status == "scheduled" and match.problem and not match.problem.startswith(WAITING):
+            # its start failed: this load is the fix
             changes.append(f"match {ms.key}: its start will be tried again (it {match.problem})")
             match.problem = None
         if match.status == "scheduled":
@@ -275,9 +277,12 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             if not lines:
                 continue
             changes.extend(f"match {ms.key}: {line}" for line in lines)
-            if match.starts_at != ms.starts_at:
+            if planned_start(match) != ms.starts_at:
                 new_starts.append(ms)
-            match.game, match.starts_at, match.options, match.timing = ms.game, ms.starts_at, ms.options, timing
+                match.starts_at = ms.starts_at
+            elif "planned_start" in match.timing:  # released late by the season frame: keeps that start
+                timing = {**timing, "planned_start": match.timing["planned_start"]}
+            match.game, match.options, match.timing = ms.game, ms.options, timing
             match.kind, match.seating = ms.kind, "live" if ms.live else None
             if ms.seed_given:
                 match.seed = ms.seed
@@ -337,6 +342,13 @@ def _check_addressless_seats(session: Session, addressless: list[Player], listed
         )
 
 
+def planned_start(match: Match) -> datetime:
+    """The start the season file gave: a match of the live players that waited for the
+    season's death matches starts later (``timing["planned_start"]`` keeps the file's)."""
+    planned = (match.timing or {}).get("planned_start")
+    return datetime.fromisoformat(planned.replace("Z", "+00:00")) if planned else match.starts_at
+
+
 def _fixed_changes(match: Match, current: list[str], ms: MatchSpec, options: dict[str, Any]) -> list[str]:
     """``what old -> new`` for a match's game, players, seed, start and options."""
     lines = []
@@ -348,8 +360,8 @@ def _fixed_changes(match: Match, current: list[str], ms: MatchSpec, options: dic
         lines.append(f"players {', '.join(current) or 'none'} -> {', '.join(ms.players) or 'the live players'}")
     if ms.seed_given and ms.seed != match.seed:
         lines.append(f"seed {match.seed} -> {ms.seed}")
-    if match.starts_at != ms.starts_at:
-        lines.append(f"start {utc(match.starts_at)} -> {utc(ms.starts_at)}")
+    if planned_start(match) != ms.starts_at:
+        lines.append(f"start {utc(planned_start(match))} -> {utc(ms.starts_at)}")
     if options != ms.options:
         lines.append(f"options {_options(options)} -> {_options(ms.options)}")
     return lines

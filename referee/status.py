@@ -10,41 +10,72 @@ from sqlalchemy.orm import Session, selectinload
 from referee.config import ConfigError, MailConfig
 from referee.games import GAMES
 from referee.games.base import open_steps
+from referee.mail import tokens
 from referee.match import opensteps
 from referee.pipeline.bounce_book import unreachable_key
 from referee.store.db import Store
+from referee.season.frame import WAITING
 from referee.season.record import CONTROLS, control_record, season_events, sentence
 from referee.store.models import Bounce, Event, InboxProblem, Inbound, Match, Outbox, Player, Season, Seat
 from referee.timefmt import duration
 
 
-def status_text(store: Store, now: datetime, match_key: str | None = None, *, mail: MailConfig | None = None) -> str:
-    """``mail``: the configuration's ``[mail]``, for the unreachable rule (its defaults without)."""
-    lines: list[str] = []
+def status_text(
+    store: Store,
+    now: datetime,
+    match_key: str | None = None,
+    *,
+    mail: MailConfig | None = None,
+    secret: bytes | None = None,
+) -> str:
+    """``mail``: the configuration's ``[mail]``, for the unreachable rule (its defaults without);
+    with ``secret`` too, and ``[mail] organizer`` set, the organizer's command address."""
     with store.unit_of_work() as session:
-        query = (
-            select(Match)
-            .options(selectinload(Match.seats).selectinload(Seat.player), selectinload(Match.season))
-            .order_by(Match.starts_at, Match.key)
-        )
-        if match_key:
-            query = query.where(Match.key == match_key)
-        matches = session.scalars(query).all()
-        if match_key and not matches:
-            raise ConfigError(f"no match {match_key!r}")
-        if not matches:
-            lines.append("No matches yet: load a season with `referee season load FILE.toml`.")
-        record = _control_events(session, [m.id for m in matches])
-        for match in matches:
-            lines.extend(match_lines(match, now))
-            names = {p.key: p.name for p in match.season.players}
-            for at, text in control_record(record.get(match.id, []), names)[-RECORD_LINES:]:
-                lines.append(f"  {at:%Y-%m-%d %H:%M} UTC: {text}")
-            lines.append("")
-        lines.extend(season_record_lines(session, {m.season_id: m.season for m in matches}))
-        lines.extend(mail_lines(session))
-        limit, window = (mail.bounce_limit, mail.bounce_window) if mail else (3, timedelta(days=7))
-        lines.extend(bounce_lines(session, now, limit, window))
+        return status_of(session, now, match_key, mail=mail, secret=secret)
+
+
+def organizer_line(mail: MailConfig | None, secret: bytes | None) -> list[str]:
+    """The organizer's command address (docs/organizer-mail.md), when there is an organizer."""
+    if mail is None or secret is None or not mail.organizer:
+        return []
+    address = tokens.organizer_address(secret, mail.local, mail.domain, mail.organizer)
+    return [f"organizer commands by mail: {address}"]
+
+
+def status_of(
+    session: Session,
+    now: datetime,
+    match_key: str | None = None,
+    *,
+    mail: MailConfig | None = None,
+    secret: bytes | None = None,
+) -> str:
+    """:func:`status_text` in the caller's unit of work (a STATUS command by mail: the judge's)."""
+    lines: list[str] = []
+    query = (
+        select(Match)
+        .options(selectinload(Match.seats).selectinload(Seat.player), selectinload(Match.season))
+        .order_by(Match.starts_at, Match.key)
+    )
+    if match_key:
+        query = query.where(Match.key == match_key)
+    matches = session.scalars(query).all()
+    if match_key and not matches:
+        raise ConfigError(f"no match {match_key!r}")
+    if not matches:
+        lines.append("No matches yet: load a season with `referee season load FILE.toml`.")
+    record = _control_events(session, [m.id for m in matches])
+    for match in matches:
+        lines.extend(match_lines(match, now))
+        names = {p.key: p.name for p in match.season.players}
+        for at, text in control_record(record.get(match.id, []), names)[-RECORD_LINES:]:
+            lines.append(f"  {at:%Y-%m-%d %H:%M} UTC: {text}")
+        lines.append("")
+    lines.extend(season_record_lines(session, {m.season_id: m.season for m in matches}))
+    lines.extend(mail_lines(session))
+    limit, window = (mail.bounce_limit, mail.bounce_window) if mail else (3, timedelta(days=7))
+    lines.extend(bounce_lines(session, now, limit, window))
+    lines.extend(organizer_line(mail, secret))
     return "\n".join(lines).rstrip()
 
 
@@ -98,7 +129,9 @@ def match_lines(match: Match, now: datetime) -> list[str]:
             f"  scheduled: starts {match.starts_at:%Y-%m-%d %H:%M} UTC"
             f" ({'due now' if match.starts_at <= now else 'in ' + duration(match.starts_at - now)})"
         )
-        if match.problem:  # its start failed: tried again after the next season load
+        if match.problem and match.problem.startswith(WAITING):  # a match of the live players
+            out.append(f"  {match.problem}")
+        elif match.problem:  # its start failed: tried again after the next season load
             out.append(f"  START FAILED, {match.problem}; fix the season file and load it again")
         return out
     if match.status == "cancelled":

@@ -25,6 +25,7 @@ from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
 from referee.store.db import Store
+from referee.season.frame import WAITING, Waiting
 from referee.store.models import Inbound, Match
 
 __all__ = ["Clock", "deadline_due_by", "start_due_by", "utc"]
@@ -90,6 +91,10 @@ class Clock:
         """A match that cannot start stays scheduled with the reason (``Match.problem``, shown
         by ``referee status``), logged in one line; it is not tried again until the next
         season load (``referee.seasons``), the organizer's fix."""
+        if isinstance(exc, Waiting):  # not a failure: the season frame starts it when it may
+            match.problem = f"{WAITING}{exc}"[:2000]
+            log.info("match %s waits %s", match.key, exc)
+            return
         reason = str(exc) if isinstance(exc, GameError) else f"{type(exc).__name__}: {exc}"
         match.problem = f"could not start: {reason}"[:2000]
         self.start_failures += 1

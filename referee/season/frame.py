@@ -41,12 +41,34 @@ from referee.games.base import GameError, rng
 from referee.store.models import Match, Player, Season, Seat
 from referee.timefmt import iso
 
-__all__ = ["DEATH", "MAIN", "NOMINATION", "SeasonFrame", "live_players"]
+__all__ = ["DEATH", "MAIN", "NOMINATION", "WAITING", "SeasonFrame", "Waiting", "live_players"]
 
 log = logging.getLogger("referee")
 
 MAIN, NOMINATION, DEATH = "main", "nomination", "death"
 KEY_ROOM = 48  # of a main match's key in the keys of the matches that follow it (64 at most)
+WAITING = "waiting: "  # the start of Match.problem of a match of the live players that waits
+
+
+class Waiting(GameError):
+    """A match of the live players cannot start yet: a nomination or a death match of its
+    season is still open, and its end may change who is live. Not a failure: the match waits
+    (``Match.problem`` starts with :data:`WAITING`) and the frame starts it when they end."""
+
+
+def pending(session: Session, season_id: int) -> list[Match]:
+    """The season's open nominations and death matches (scheduled, running or paused)."""
+    return list(
+        session.scalars(
+            select(Match)
+            .where(
+                Match.season_id == season_id,
+                Match.kind.in_((NOMINATION, DEATH)),
+                Match.status.in_(("scheduled", "running", "paused")),
+            )
+            .order_by(Match.id)
+        )
+    )
 
 
 def live_players(session: Session, season_id: int) -> list[Player]:
@@ -79,6 +101,12 @@ class SeasonFrame:
         """Seat a match of live seats with the season's live players; refuse (a GameError,
         the match's problem) a start that would seat an eliminated player."""
         if match.seating == "live":
+            open_now = pending(session, match.season_id)
+            if open_now:
+                raise Waiting(
+                    f"for {_and([m.key for m in open_now])} to end: a match of the live players starts once "
+                    "the season's nominations and death matches are over"
+                )
             self._seat_live(session, match)
         out = [seat.player for seat in match.seats if seat.player.eliminated_at is not None]
         if out:
@@ -126,13 +154,36 @@ class SeasonFrame:
         elif match.kind == DEATH:
             self._after_death(session, match, at)
         if match.kind is not None:  # a match of the frame (a match on its own ends no season)
+            self._release(session, match.season_id, at)
             self._season_end(session, match, at)
+
+    @staticmethod
+    def _release(session: Session, season_id: int, at: datetime) -> None:
+        """Once no nomination or death match of the season is open, the matches of the live
+        players that wait for them are due: each starts at ``at`` (the instant the last one
+        ended), or at its own start time if that is later. The start the season file gives
+        stays in ``timing["planned_start"]``, which a reload compares with the file."""
+        session.flush()  # what this end created or cancelled (no autoflush in a batch)
+        if pending(session, season_id):
+            return
+        waiting = session.scalars(
+            select(Match).where(
+                Match.season_id == season_id, Match.status == "scheduled", Match.problem.startswith(WAITING)
+            )
+        ).all()
+        for match in waiting:
+            match.problem = None
+            if match.starts_at < at:
+                match.timing = {**match.timing, "planned_start": iso(match.starts_at)}
+                match.starts_at = at
+            log.info("match %s: the season's death matches are over; it starts at %s", match.key, iso(match.starts_at))
 
     def cancelled(self, session: Session, match: Match, at: datetime) -> bool:
         """A match of the frame was cancelled: nothing follows it, but it may end the season
         (its last match). True when it did."""
         if match.kind is None:
             return False
+        self._release(session, match.season_id, at)
         self._season_end(session, match, at)
         return (match.season.settings or {}).get("ended_by") == match.key
 
@@ -369,6 +420,10 @@ class SeasonFrame:
         for position, player in enumerate(players):
             session.add(Seat(match_id=match.id, player_id=player.id, position=position))
         session.flush()
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _name(match: Match, key: str | None) -> str | None:

@@ -11,7 +11,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from referee.config import parse_season
 from referee.games import GAMES
+from referee.season.controls import Controls
+from referee.seasons import load_season
+from referee.status import status_text
 from referee.standings import season_standings
 from referee.store.models import LedgerEntry, Match, Player, Season
 
@@ -380,6 +384,59 @@ def test_a_nomination_open_when_one_it_lists_is_eliminated_opens_again_without_t
         assert f"{NAMES[ec1]}, whom {NAMES[ec2]} could nominate, was eliminated in main1-death" in told
         with w.store.unit_of_work() as session:
             assert not (session.scalar(select(Season)).settings or {}).get("ended_at")
+    finally:
+        w.store.dispose()
+
+
+def test_a_match_of_the_live_players_waits_for_the_death_match_and_starts_when_it_ends(tmp_path, db_url):
+    """RULINGS, "Seasons": later main matches take the live players, and who is live is
+    known only when the death matches before them have ended. The final (Stationary
+    Roulette of the live players) is due while the death match runs: it waits (status says
+    for what; no failure), and starts the moment the death match ends, with the two players
+    left; its deadlines count from then. A reload of the unchanged file changes nothing."""
+    season = frame_season()
+    season["players"] = season["players"][:3]  # Alice, Bob, Carol
+    season["games"]["indian-poker"] = {"phase_length": "1h", "reminders": [], "abandon_after": 0}
+    final_start = START + 14 * HOUR  # the death match runs then
+    season["matches"].append(
+        {
+            "id": "final",
+            "game": "stationary-roulette",
+            "kind": "main",
+            "players": "live",
+            "start": final_start.isoformat(),
+            "seed": 3,
+            "phase_length": "1h",
+            "reminders": [],
+        }
+    )
+    w = World(tmp_path, db_url, season)
+    w.clients["carol"] = w.clients["alice"].__class__(
+        "carol@example.test", "Carol", w.config.mail.outbox / "carol@example.test", w.config.mail.inbox
+    )
+    try:
+        T = START + 11 * HOUR
+        w.tick(START)
+        w.tick(T)
+        ec = match(w, "main1").result["ranking"][-1]
+        nominate(w, ec, "Carol", T + MINUTE)  # the death match starts at T + 2h01m
+        report = w.tick(final_start)
+        assert report.start_failed == 0
+        final = match(w, "final")
+        assert final.status == "scheduled" and final.problem.startswith("waiting: for main1-death to end")
+        assert "waiting: for main1-death to end" in status_text(w.store, final_start)
+        assert "START FAILED" not in status_text(w.store, final_start)
+        lines = load_season(w.store, parse_season(season, "test season"), final_start)
+        assert not [line for line in lines if "final" in line], lines
+        ended = final_start + 30 * MINUTE
+        Controls(w.store, w.referee.book, w.referee.notices).forfeit("main1-death", ec, "gives up", ended)
+        w.tick(ended)
+        final = match(w, "final")
+        assert final.status == "running" and final.starts_at == ended
+        assert sorted(seats(w, "final")) == sorted(k for k in ("alice", "bob", "carol") if k != ec)
+        assert final.deadline == ended + HOUR
+        lines = load_season(w.store, parse_season(season, "test season"), ended + MINUTE)
+        assert not [line for line in lines if "final" in line], lines
     finally:
         w.store.dispose()
 
