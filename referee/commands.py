@@ -194,6 +194,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.DEBUG if args.debug else config.log_level)
     if not args.debug:
         logging.getLogger("apscheduler").setLevel(logging.WARNING)  # it logs every job run at INFO
+        logging.getLogger("alembic").setLevel(logging.WARNING)  # its set-up lines at every start
     referee = make_referee(config, store)
     runner = ServiceRunner(referee, poll_seconds=config.poll_seconds, grace_seconds=config.arrival_grace_seconds)
     import asyncio
@@ -352,6 +353,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.install and args.transport != "imap":
         raise ConfigError("--install is for the demo over real mail: add --transport imap")
+    if args.season is not None:
+        from referee.demo_season import run_season_demo
+
+        folder = args.dir if args.season is True else Path(args.season)
+        return run_season_demo(folder, seed=args.seed, transport=args.transport, out=sys.stdout)
     return run_demo(
         args.dir, seed=args.seed, game=args.game, transport=args.transport, install=args.install, out=sys.stdout
     )

@@ -1022,6 +1022,9 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
         _unknown(gtable, {"steps", "reminders", "phase_length", "options", "abandon_after"}, f"{where} [games.{gname}]")
         if "options" in gtable:
             check_options(GAMES[gname], gtable["options"], f"{where} [games.{gname}] options")
+        # checked here whether or not a match of the file names the game (a death match may)
+        game_timing(GAMES[gname], gname, gtable, season, None, where=where, mwhere=f"{where} [games.{gname}]")
+        abandon_after(GAMES[gname], gtable, None, f"{where} [games.{gname}]")
 
     raw_players = data.get("players", [])
     if not isinstance(raw_players, list) or not raw_players:

@@ -104,7 +104,8 @@ def season_record_lines(session: Session, seasons: dict[int, Season]) -> list[st
         if not events:
             continue
         names = {p.key: p.name for p in season.players}
-        out.append(f"The organizer's record of {season.name} ({len(events)} entries; the latest):")
+        count = "1 entry" if len(events) == 1 else f"{len(events)} entries"
+        out.append(f"The organizer's record of {season.name} ({count}; the latest):")
         for event in events[-RECORD_LINES:]:
             out.append(f"  {event.at:%Y-%m-%d %H:%M} UTC: {sentence(event, names)}")
         out.append("")
@@ -117,7 +118,8 @@ def match_lines(match: Match, now: datetime) -> list[str]:
     silent_roles = set(game.game_type.silent_roles)
     seats = [(seat.player.key, roles[min(i, len(roles) - 1)]) for i, seat in enumerate(match.seats)]
     players = [key for key, role in seats if role not in silent_roles]  # the seats that play
-    out = [f"{match.key}  {game.title}  ({match.season.name})  {' vs '.join(players)}"]
+    who = " vs ".join(players) or ("the live players at its start" if match.seating == "live" else "no players")
+    out = [f"{match.key}  {game.title}  ({match.season.name})  {who}"]
     silent = [key for key, role in seats if role in silent_roles]
     if silent:  # seats that never act (Betting Minority's participants)
         out.append(f"  {', '.join(sorted(silent_roles))}s (never act): {', '.join(silent)}")
@@ -156,12 +158,14 @@ def match_lines(match: Match, now: datetime) -> list[str]:
             continue
         overdue = entry.deadline <= now
         when = "overdue, closes at the next tick" if overdue else f"in {duration(entry.deadline - now)}"
+        if match.status == "paused":
+            when = "as it stands: it moves on by the time paused when the match resumes"
         out.append(f"  {title}: deadline {entry.deadline:%Y-%m-%d %H:%M} UTC ({when})")
         players = step.players if step else ()
         done = [p for p in players if p not in awaiting]
         owed = sorted(p for p in awaiting if p in players)
         out.append(f"  submitted: {', '.join(done) or 'nobody yet'}; awaiting: {', '.join(owed) or 'nobody'}")
-    if match.remind_at:
+    if match.remind_at and match.status == "running":  # a pause moves it on with the deadlines
         out.append(f"  next reminder {match.remind_at:%Y-%m-%d %H:%M} UTC")
     return out
 

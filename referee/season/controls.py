@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from referee.config import ConfigError
 from referee.games import GAMES
-from referee.games.base import SEASON_CHIPS, GameError
+from referee.games.base import SEASON_CHIPS, GameError, open_steps
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
@@ -106,7 +106,10 @@ class Controls:
                 raise ConfigError(str(exc)) from None
             entry = next(e for e in opensteps.listed(match) if e.key == extended)
             self._tell(session, match, now, "extended", by=duration(by))
-            return [f"match {key}: {extended} extended by {duration(by)}, to {iso(entry.deadline)}"]  # type: ignore[arg-type]
+            step = next((st for st in open_steps(GAMES[match.game], match.state) if st.key == extended), None)
+            title = step.title if step is not None else extended
+            until = local_time(entry.deadline, "UTC")  # type: ignore[arg-type]
+            return [f"match {key}: {title} extended by {duration(by)}, to {until}"]
 
     def forfeit(self, key: str, player: str, reason: str, now: datetime, session: Session | None = None) -> list[str]:
         """``player`` forfeits the running match (the game's own rule: a loss with the chips as
