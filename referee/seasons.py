@@ -105,10 +105,28 @@ def season_plan(spec: SeasonSpec, now: datetime) -> list[str]:
             f"after each main match: its EC nominates the DMO ({short(frame.nomination)} to answer; "
             f"CoLs {'on' if frame.cols else 'off'}), and the death match starts {gap}"
         )
-        for ms in mains:
-            follows = ms.death_match or f"the next of the rotation ({', '.join(frame.death_matches)})"
+        turn = 0  # the rotation goes by the order death matches are made: foreseen in start order
+        for ms in sorted(mains, key=lambda m: (m.starts_at, m.key)):
+            if ms.death_match:
+                follows = f"a death match of {GAMES[ms.death_match].title} (its own)"
+            elif frame.death_matches:
+                place = turn % len(frame.death_matches)
+                name = frame.death_matches[place]
+                follows = f"a death match of {GAMES[name].title} (the rotation's {_ordinal(place + 1)})"
+                turn += 1
+            else:
+                follows = "no death match (the season names none)"
             lines.append(f"  {ms.key}: followed by {follows}")
+        if any(not ms.death_match for ms in mains) and len(frame.death_matches) > 1:
+            lines.append(
+                "  (the rotation goes by the order in which death matches are made; if main matches end "
+                "in another order, so do their games)"
+            )
     return lines
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def _first_deadline(ms: MatchSpec) -> datetime | None:

@@ -451,7 +451,7 @@ def test_check_says_what_the_season_would_start_and_what_follows_a_main_match():
         "its first step closes 2026-12-01 19:00 UTC",
         "after each main match: its EC nominates the DMO (6h to answer; CoLs on), and the death match "
         "starts 2h after the nomination",
-        "  main1: followed by the next of the rotation (indian-poker)",
+        "  main1: followed by a death match of Indian Poker (the rotation's 1st)",
     ]
 
 
