@@ -242,11 +242,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir", type=Path, default=Path("referee-demo"), help="folder for the demo (default ./referee-demo)"
     )
     p.add_argument("--seed", type=int, default=7, help="match seed and scripted players' choices (default 7)")
-    p.add_argument(
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
         "--game",
         default="stationary-roulette",
         choices=("stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack"),
         help="the game to play (default stationary-roulette)",
+    )
+    which.add_argument(
+        "--season",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="DIR",
+        help="a whole small season instead (in DIR, else --dir's folder): two main matches, each with "
+        "its nomination and death match",
     )
     p.add_argument(
         "--transport",

@@ -829,8 +829,9 @@ def prepare_folder(folder: Path) -> Path:
     return folder
 
 
-def write_files(folder: Path, start: datetime, seed: int, *, game: str = GAME, stack: MailStack | None = None) -> None:
-    """``referee.toml`` (on Maildirs, or on the ``stack``: IMAP in, SMTP out) and ``season.toml``."""
+def write_config(folder: Path, stack: MailStack | None = None) -> str:
+    """The demo's ``referee.toml`` (on Maildirs, or on the ``stack``: IMAP in, SMTP out); the
+    mail domain of its players' addresses."""
     domain = stack.domain if stack is not None else "demo.test"
     (folder / "referee.toml").write_text(
         f"""{MARKER}: `referee demo` may wipe and rewrite it
@@ -849,6 +850,12 @@ dir = "archive"
 """,
         encoding="utf-8",
     )
+    return domain
+
+
+def write_files(folder: Path, start: datetime, seed: int, *, game: str = GAME, stack: MailStack | None = None) -> None:
+    """``referee.toml`` (on Maildirs, or on the ``stack``: IMAP in, SMTP out) and ``season.toml``."""
+    domain = write_config(folder, stack)
     players = "\n".join(
         _player_table(key, name, f"{key}@{domain}" if address else None, tz)
         for key, (name, tz, address) in seated(game).items()

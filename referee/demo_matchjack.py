@@ -278,8 +278,18 @@ class _Director:
     referee and prints a line per event and a summary per finished hand. The players decide
     from their mail."""
 
-    def __init__(self, engine: Game, store: Store, post: MaildirMail | RealMail, players: dict, out: TextIO):
+    def __init__(
+        self,
+        engine: Game,
+        store: Store,
+        post: MaildirMail | RealMail,
+        players: dict,
+        out: TextIO,
+        *,
+        match: str = "demo-1",
+    ):
         self.engine, self.store, self.post, self.players, self.out = engine, store, post, players, out
+        self.match = match  # the match's id (the season demo plays one of several)
         self.queue: list[_Event] = []
         self.planned: set[str] = set()
         self.counter = 0
@@ -299,7 +309,7 @@ class _Director:
         """The match row as the last tick left it (read again after each tick)."""
         if self._row is None:
             with self.store.unit_of_work() as session:
-                self._row = session.query(Match).filter_by(key="demo-1").one()
+                self._row = session.query(Match).filter_by(key=self.match).one()
         return self._row
 
     def _tick(self, at: datetime) -> None:
