@@ -103,13 +103,14 @@ def named(text: Any, names: Mapping[str, str] | None) -> Any:
     """``text`` with every player key of ``names`` ({key: name}) written as the name:
     the engines word their reasons with keys ("alice wins: bob has no chips left"), and a
     mail says "Alice wins: Bob has no chips left". A key is replaced only as a whole word
-    (not inside a longer word or an address)."""
+    (not inside a longer word or an address), and never after "id: ", where a text gives
+    the season id on purpose ("Alice Martin (id: alice)")."""
     if not isinstance(text, str) or not names:
         return text
     keys = sorted((k for k in names if k and k != names[k]), key=len, reverse=True)
     if not keys:
         return text
-    pattern = re.compile(r"(?<![\w@.+-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w@-]|\.\w)")
+    pattern = re.compile(r"(?<![\w@.+-])(?<!id: )(" + "|".join(re.escape(k) for k in keys) + r")(?![\w@-]|\.\w)")
     return pattern.sub(lambda m: names[m.group(1)], text)
 
 

@@ -225,7 +225,10 @@ def _row(match: Match, state: dict[str, Any] | None) -> MatchRow:
         step=open_step(match, state),
         finished_at=match.finished_at,
         outcome=dict((result or {}).get("outcome") or {}),
-        victory_points=dict((result or {}).get("victory_points") or {}),
+        # a death match's stake is survival, a nomination's nothing: no victory points (RULINGS)
+        victory_points={}
+        if match.kind in ("death", "nomination")
+        else dict((result or {}).get("victory_points") or {}),
     )
 
 
@@ -304,7 +307,11 @@ class SeasonData:
             )
         }
         balances = season_balances(session, header.id)
-        tally: dict[str, dict[str, float]] = {key: defaultdict(float) for key, _, _ in header.players}
+        # a player without an address is a silent participant, no season player (RULINGS)
+        silent = set(session.scalars(select(Player.key).where(Player.season_id == header.id, Player.email.is_(None))))
+        tally: dict[str, dict[str, float]] = {
+            key: defaultdict(float) for key, _, _ in header.players if key not in silent
+        }
         for _, _, points, outcome in finished:
             for player, word in outcome.items():
                 if player in tally:

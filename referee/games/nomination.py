@@ -74,7 +74,8 @@ def find_player(names: Mapping[str, str], written: str, line: str) -> str:
             break
     if len(found) == 1:
         return found[0]
-    listed = ", ".join(f"{names[p]} ({p})" for p in (found or list(names)))
+    # "id: " keeps a season id as written in a mail that names players (referee.render.named)
+    listed = ", ".join(f"{names[p]} (id: {p})" for p in (found or list(names)))
     if not found:
         raise ParseError(f"No player you may nominate is called {written!r}. They are: {listed}", line)
     raise ParseError(f"{written!r} could be any of {len(found)} players: {listed}. Write the season id", line)

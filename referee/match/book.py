@@ -76,6 +76,8 @@ def replayed(game: Game, match: Match, events: Sequence[Event]) -> Iterator[tupl
             state = game.forfeit(state, ev.player)
         elif ev.kind == "substitute":
             state = hand_over(game, state, ev.payload["old"], ev.payload["new"], ev.payload["name"])
+            if "balances" in ev.payload:  # a game of the season's chips: the new player's
+                state = game.with_balances(state, ev.payload["balances"])
         yield ev, state
 
 
@@ -224,7 +226,15 @@ class MatchBook:
         game = GAMES[match.game]
         state = hand_over(game, match.state, old.key, new.key, new.name)  # before any change: it may refuse
         seat = next(seat for seat in match.seats if seat.player_id == old.id)
-        payload = {"old": old.key, "new": new.key, "name": new.name, "reason": reason}
+        payload: dict[str, Any] = {"old": old.key, "new": new.key, "name": new.name, "reason": reason}
+        if SEASON_CHIPS in game.game_type.currencies:
+            # a game that plays with the season's chips plays the seat with the new player's
+            # (recorded, so a replay reads the same)
+            live = self.balances(session)
+            keys = [new.key if s.player_id == old.id else s.player.key for s in match.seats]
+            balances = {key: live.get(match.season_id, key) for key in keys}
+            state = game.with_balances(state, balances)
+            payload["balances"] = balances
         self.log_event(session, match, "substitute", old.key, payload, at)
         seat.player_id, seat.player = new.id, new
         match.state = state
