@@ -231,7 +231,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     now = parse_instant(args.now, "--now") if args.now else datetime.now(timezone.utc)
     config, store = open_store(args)
-    text = status_text(store, now, match_key=args.match, mail=config.mail)
+    text = status_text(store, now, match_key=args.match, mail=config.mail, secret=config.secret)
     print(text)
     return 0
 

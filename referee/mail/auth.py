@@ -8,6 +8,14 @@ seat, is never claimed by a mail), with no DMARC failure recorded by our MTA; an
 Authentication-Results header shows a pass for the From domain (:mod:`referee.mail.authres`).
 Everything else is a :class:`Claim` of another kind, which the service answers
 (to the registered address only) or ignores, and never obeys.
+
+The organizer's mail is judged the same way: it is the organizer's (an ``organizer`` claim,
+its commands read by :mod:`referee.season.orders`) only when it went to the organizer's
+command address (``referee+<token>@domain``, the token of seat id 0 signed for ``[mail]
+organizer``: :func:`referee.mail.tokens.organizer_address`) AND came from exactly that
+address, with no DMARC failure and, with ``trusted_authserv_id``, a pass of the trusted
+server. A mail to the command address that fails any of these is ``not-organizer``: never
+obeyed, never answered (its From may be forged), whatever else it is addressed to.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from referee.mail.parse import Headers
 
 __all__ = ["Claim", "authenticate", "from_is_group", "names_a_group"]
 
-Kind = Literal["seat", "spoofed", "damaged", "general"]
+Kind = Literal["seat", "organizer", "not-organizer", "spoofed", "damaged", "general"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +37,9 @@ class Claim:
     """``seat``: obey it, for ``seat``. ``spoofed``: a genuine reply address of ``seat``, but
     not from its player (``found`` is what the From said, "" when nothing usable). ``damaged``:
     sent to a personal reply address whose token is not valid (``address`` as found).
-    ``general``: sent to the general address only."""
+    ``general``: sent to the general address only. ``organizer``: obey it, as the organizer's
+    commands. ``not-organizer``: sent to the organizer's genuine command address, but not from
+    the organizer (``found``), or with ``dmarc_failed`` or ``unconfirmed``."""
 
     kind: Kind
     seat: Any = None  # the ORM Seat (with .match and .player) for "seat" and "spoofed"
@@ -48,20 +58,28 @@ def authenticate(
     domain: str,
     find_seat: Callable[[int], Any],
     trusted_authserv_id: str | Collection[str] | None = None,
+    organizer: str | None = None,
 ) -> Claim:
     """Judge *headers*. ``find_seat(seat_id)`` returns the seat or None; it is called once per
     token (at most ``tokens.MAX_TOKENS``), with an id in the range of real seats (no mail
     can make it query an absurd id). With ``trusted_authserv_id``, a mail from the right
-    address is the seat's only if :func:`referee.mail.authres.sender_confirmed` says so."""
+    address is the seat's only if :func:`referee.mail.authres.sender_confirmed` says so.
+    ``organizer``: ``[mail] organizer`` (None: no mail is the organizer's)."""
     found = tokens.tokens_from_addresses(headers.to_addrs, local, domain)
     if not found:
         detail = tokens.detail_addresses(headers.to_addrs, local, domain)
         return Claim("damaged", address=detail[0]) if detail else Claim("general")
+    # The organizer's genuine command address among the recipients decides, whatever else
+    # the mail is addressed to: the organizer's, or never obeyed.
+    if organizer and any(tokens.is_organizer_token(secret, token, organizer) for token in found):
+        return _organizer(headers, organizer, trusted_authserv_id)
     # Every genuine token among the recipients: the one of the sender's own seat wins (a mail
     # Cc'd to the other player's reply address is still the sender's own).
     genuine = []
     for token in found:
         seat_id, _ = tokens.split_token(token)  # well-formed, so never None
+        if seat_id == tokens.ORGANIZER_SEAT:
+            continue  # no seat has id 0: a command address that is not the organizer's is damaged
         seat = find_seat(seat_id)
         if seat is not None and tokens.verify_token(secret, token, seat.match.key, seat.player.key):
             genuine.append(seat)
@@ -80,6 +98,22 @@ def authenticate(
                 return Claim("spoofed", seat=seat, found=headers.from_header, unconfirmed=True)
             return Claim("seat", seat=seat)
     return Claim("spoofed", seat=genuine[0], found=headers.from_header)
+
+
+def _organizer(headers: Headers, organizer: str, trusted_authserv_id: str | Collection[str] | None) -> Claim:
+    """A mail to the organizer's genuine command address: the organizer's only from exactly
+    the organizer's address (one From, not a group), with no DMARC failure and, with a
+    trusted server, its pass; else ``not-organizer``."""
+    found = headers.from_header
+    if headers.from_count != 1 or headers.from_addr != organizer.strip().lower() or from_is_group(headers):
+        return Claim("not-organizer", found=found)
+    if guards.sender_authentication_failed(headers.message):
+        return Claim("not-organizer", found=found, dmarc_failed=True)
+    if trusted_authserv_id and not authres.sender_confirmed(
+        headers.message, trusted_authserv_id, headers.from_addr.rpartition("@")[2]
+    ):
+        return Claim("not-organizer", found=found, unconfirmed=True)
+    return Claim("organizer")
 
 
 def from_is_group(headers: Headers) -> bool:

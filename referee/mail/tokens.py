@@ -19,7 +19,11 @@ import re
 from typing import Iterable
 
 __all__ = [
+    "ORGANIZER_SEAT",
+    "is_organizer_token",
     "make_token",
+    "organizer_address",
+    "organizer_token",
     "reply_address",
     "detail_addresses",
     "split_token",
@@ -37,6 +41,12 @@ MAX_TOKENS = 8  # tokens of one mail looked at (one player's seats, or a mail Cc
 # The detail of the outbox's bounce addresses (``local+bounce-<outbox id>-<signature>@domain``,
 # :mod:`referee.mail.bounces`): never a seat token (a token has no "-"), never a reply address.
 BOUNCE_DETAIL = "bounce-"
+
+# The organizer's command address (:func:`organizer_address`) carries a token of seat id 0,
+# which no seat has (database ids start at 1), signed for this match key and the organizer's
+# address: a seat's token never verifies as the organizer's, nor the organizer's as a seat's.
+ORGANIZER_SEAT = 0
+ORGANIZER_MATCH = "organizer"
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SEAT = re.compile(r"0|[1-9a-z][0-9a-z]{0,12}")
@@ -80,6 +90,26 @@ def reply_address(local: str, domain: str, token: str) -> str:
     if len(local_part.encode("utf-8")) > MAX_LOCAL_PART:
         raise ValueError(f"local part longer than {MAX_LOCAL_PART} octets: {local_part!r}")
     return f"{local_part}@{domain}"
+
+
+def organizer_token(secret: bytes, organizer: str) -> str:
+    """The token of the organizer's command address, for ``[mail] organizer`` *organizer*."""
+    return make_token(secret, ORGANIZER_SEAT, ORGANIZER_MATCH, organizer.strip().lower())
+
+
+def organizer_address(secret: bytes, local: str, domain: str, organizer: str) -> str:
+    """The organizer's command address, ``local+<token>@domain``: mail to it from the
+    organizer's own address is read as the organizer's commands (:mod:`referee.season.orders`)."""
+    return reply_address(local, domain, organizer_token(secret, organizer))
+
+
+def is_organizer_token(secret: bytes, token: str, organizer: str | None) -> bool:
+    """Is *token* the genuine token of the command address of *organizer* (None: no
+    organizer is configured, so no token is)?"""
+    parts = split_token(token)
+    if organizer is None or parts is None or parts[0] != ORGANIZER_SEAT:
+        return False
+    return verify_token(secret, token, ORGANIZER_MATCH, organizer.strip().lower())
 
 
 def tokens_from_addresses(addrs: Iterable[str], local: str, domain: str) -> list[str]:

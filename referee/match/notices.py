@@ -336,31 +336,53 @@ class Notices:
             ),
         )
 
-    def mail_organizer(self, session: Session, kind: str, *, dedupe: str, at: datetime, extra: dict[str, Any]) -> bool:
+    def mail_organizer(
+        self,
+        session: Session,
+        kind: str,
+        *,
+        dedupe: str,
+        at: datetime,
+        extra: dict[str, Any],
+        reply_to_mail: Headers | None = None,
+        reply_to: str | None = None,
+        inbound_id: int | None = None,
+    ) -> bool:
         """Render ``templates/mail/common/<kind>.txt`` with *extra* and put it in the outbox for
         the organizer (``[mail] organizer``), once per *dedupe* key: a key already there (from
         this transaction, or another process's) writes nothing. False when no organizer is
-        configured or the mail was there already."""
+        configured or the mail was there already. ``reply_to_mail``: the organizer's mail this
+        one answers (threaded under it, ``Auto-Submitted: auto-replied``); ``reply_to``: the
+        Reply-To address (the organizer's command address, for an answer to commands)."""
         organizer = self.config.mail.organizer
         if not organizer:
             return False
         rendered = render_mail("common", kind, extra)
         domain = self.config.mail.domain
         message_id = make_message_id(dedupe, domain)
+        in_reply_to, references = None, []
+        if reply_to_mail is not None and reply_to_mail.message_id:
+            in_reply_to = reply_to_mail.message_id  # RFC 5322 3.6.4, as mail_player threads an answer
+            references = [*reply_to_mail.references]
+            if not reply_to_mail.references and reply_to_mail.in_reply_to:
+                references.append(reply_to_mail.in_reply_to)
+            references.append(reply_to_mail.message_id)
         data = compose(
             from_addr=self.config.mail.address,
             from_name=self.config.mail.name,
             to_addr=organizer,
             to_name="",
-            reply_to=None,
+            reply_to=reply_to,
             subject=rendered.subject,
             text=rendered.text,
             message_id=message_id,
             date=at,
-            auto_submitted="auto-generated",
+            in_reply_to=in_reply_to,
+            references=references,
+            auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
             loop_value=self.loop_value,
         )
-        values = _outbox_row(dedupe, message_id, kind, organizer, data, at)
+        values = _outbox_row(dedupe, message_id, kind, organizer, data, at, inbound_id=inbound_id)
         # Written now, not with the batch: the key is unique, and a second writer must find it.
         return rows.insert_once(session, OUTBOX, values, "dedupe_key")
 

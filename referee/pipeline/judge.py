@@ -9,7 +9,10 @@ The order of the checks is the order of trust:
 2. authentication, on the headers (:mod:`referee.mail.auth`): only a mail to a seat's
    signed reply address from its registered player is obeyed; other claims get a true
    answer to the registered address, strangers get nothing; with ``[mail]
-   trusted_authserv_id``, a seat's mail also needs a pass of the trusted server;
+   trusted_authserv_id``, a seat's mail also needs a pass of the trusted server; the
+   organizer's mail to the organizer's command address, authenticated the same way, holds
+   the organizer's commands (:mod:`referee.pipeline.organizer_mail`), and mail to that
+   address from anyone else is ignored, never answered;
 2b. the per-sender rate limit (:class:`SenderLimiter`): past ``mails_per_sender_hour`` a mail
    is ignored (rule ``rate-limited``) unread and unanswered, and touches no match;
 3. only then is the body read, a bounded prefix of it (:func:`referee.mail.parse.parse_body`),
@@ -46,6 +49,7 @@ from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.bounce_book import BounceBook
 from referee.pipeline.ingest import TOO_LARGE
+from referee.pipeline.organizer_mail import NOT_ORGANIZER, ORGANIZER, OrganizerMail
 from referee.pipeline.report import TickReport
 from referee.store import rows as plain_rows
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
@@ -198,7 +202,8 @@ class SenderLimiter:
     reply address, from its player's registered address, authenticated) are counted apart
     from its other mails (rows with a match and a player), so mail forged in a player's name
     to an address that does not carry the player's token cannot use up the allowance of the
-    player's own moves. Mail without a From address is not limited: it is never obeyed, and
+    player's own moves (the organizer's authenticated mails, rule ``organizer``, are counted
+    apart the same way). Mail without a From address is not limited: it is never obeyed, and
     the notices it may cause pass the :class:`ReplyLimiter`."""
 
     def __init__(self, per_hour: int):
@@ -216,15 +221,16 @@ class SenderLimiter:
         end = max(row.received_at for row in rows)
         for at in range(0, len(senders), 500):
             found = session.execute(
-                select(Inbound.sender, Inbound.received_at, Inbound.match_id, Inbound.player_id).where(
+                select(Inbound.sender, Inbound.received_at, Inbound.match_id, Inbound.player_id, Inbound.rule).where(
                     Inbound.sender.in_(senders[at : at + 500]),
                     Inbound.body_digest.is_not(None),
                     Inbound.received_at > start,
                     Inbound.received_at <= end,
                 )
             )
-            for sender, received_at, match_id, player_id in found:
-                key = (sender, match_id is not None and player_id is not None)
+            for sender, received_at, match_id, player_id, rule in found:
+                # a seat's mail, or the organizer's (its commands): counted apart
+                key = (sender, (match_id is not None and player_id is not None) or rule == ORGANIZER)
                 self._seen.setdefault(key, []).append(received_at)
         for arrivals in self._seen.values():
             arrivals.sort()
@@ -472,14 +478,35 @@ class Judge:
             domain=self.config.mail.domain,
             find_seat=lambda seat_id: session.get(Seat, seat_id),
             trusted_authserv_id=self.config.mail.trusted_authserv_id,
+            organizer=self.config.mail.organizer,
         )
         # before any byte of the body is read, and before anything of a match is touched
-        if batch.senders is not None and not batch.senders.admit(row.sender, claim.kind == "seat", row.received_at):
+        trusted = claim.kind in ("seat", ORGANIZER)  # counted apart from the sender's other mail
+        if batch.senders is not None and not batch.senders.admit(row.sender, trusted, row.received_at):
             return self._rate_limited(row, claim, batch.senders)
         row.body_digest = body_digest(row.raw)
+        if claim.kind == NOT_ORGANIZER:
+            return self._not_organizer(row, head, claim)
+        if claim.kind == ORGANIZER:  # the organizer's commands (docs/organizer-mail.md)
+            status, note = OrganizerMail(self, session, row, head, now).judge()
+            return Decision(status, ORGANIZER, note)
         if claim.kind != "seat":
             return self._unauthenticated(session, row, head, claim, now, limiter)
         return _SeatMail(self, session, row, head, claim.seat, now, batch, limiter).judge()
+
+    def _not_organizer(self, row: _Mail, head: Headers, claim: Claim) -> Decision:
+        """A mail to the organizer's command address that is not the organizer's: never obeyed,
+        never answered (its From may be forged), whatever else it is addressed to; logged."""
+        if claim.dmarc_failed:
+            why = f"From {head.from_addr or '(none)'}, but the receiving server recorded a DMARC failure"
+        elif claim.unconfirmed:
+            why = f"From {head.from_addr or '(none)'}, not confirmed by the trusted receiving server"
+        else:
+            why = f"From {bounded(claim.found, 200) or '(none)'}, not the organizer's address"
+        log.warning("inbound %s: to the organizer's command address, %s; ignored, not answered", row.id, why)
+        return Decision(
+            "ignored", NOT_ORGANIZER, f"to the organizer's command address, {why}: never obeyed, not answered"
+        )
 
     def _rate_limited(self, row: _Mail, claim: Claim, senders: SenderLimiter) -> Decision:
         """Past ``mails_per_sender_hour``: ignored unread, never answered (an answer to a flood is

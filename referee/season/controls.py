@@ -216,24 +216,25 @@ class Controls:
             who = session.scalar(select(Player).where(Player.season_id == row.id, Player.key == player))
             if who is None:
                 raise ConfigError(f"no player {player!r} in season {row.key}")
+            session.flush()  # an adjustment earlier in this unit of work (a mail of several) counts
             held = season_balances(session, row.id).get((player, currency), 0)
             if held + amount < 0:
                 raise ConfigError(
                     f"{player} holds {held} {currency}: an adjustment of {amount} would leave less than 0"
                 )
-            session.add(
-                LedgerEntry(
-                    season_id=row.id,
-                    match_id=None,
-                    seq=None,
-                    from_account="SEASON" if amount > 0 else player,
-                    to_account=player if amount > 0 else "SEASON",
-                    amount=abs(amount),
-                    reason=f"adjusted by the organizer: {reason}",
-                    at=now,
-                    currency=currency,
-                )
+            entry = LedgerEntry(
+                season_id=row.id,
+                match_id=None,
+                seq=None,
+                from_account="SEASON" if amount > 0 else player,
+                to_account=player if amount > 0 else "SEASON",
+                amount=abs(amount),
+                reason=f"adjusted by the organizer: {reason}",
+                at=now,
+                currency=currency,
             )
+            session.add(entry)
+            self.book.balances(session).post(entry)  # the live balances of this unit of work move too
             payload = {
                 "player": player,
                 "currency": currency,
