@@ -251,6 +251,9 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             changes.append(f"player {ps.key}: email {_address(old_email)} -> {_address(ps.email)}")
         if old_tz != ps.timezone:
             changes.append(f"player {ps.key}: time zone {old_tz} -> {ps.timezone}")
+            if player.timezone_chosen is not None:  # the file changed the zone: the file's wins now
+                changes.append(f"player {ps.key}: the time zone chosen by mail ({player.timezone_chosen}) gives way")
+                player.timezone_chosen = None
         player.name, player.email, player.timezone = ps.name, ps.email, ps.timezone
     session.flush()
     for ps in spec.players:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from referee.mail import authres, guards, tokens
 from referee.mail.parse import Headers
 
-__all__ = ["Claim", "authenticate", "from_is_group", "names_a_group"]
+__all__ = ["Claim", "authenticate", "from_is_group", "general_sender", "names_a_group"]
 
 Kind = Literal["seat", "organizer", "not-organizer", "spoofed", "damaged", "general"]
 
@@ -114,6 +114,24 @@ def _organizer(headers: Headers, organizer: str, trusted_authserv_id: str | Coll
     ):
         return Claim("not-organizer", found=found, unconfirmed=True)
     return Claim("organizer")
+
+
+def general_sender(headers: Headers, trusted_authserv_id: str | Collection[str] | None = None) -> str:
+    """How far a mail to the general address (no token) may be taken for its From's, for the
+    players' commands (:mod:`referee.pipeline.player_commands`): ``"ok"`` when it has one
+    From, not a group, no DMARC failure recorded and, with a trusted server, its pass (the
+    checks a seat's mail passes besides its token); else ``"dmarc-failed"``,
+    ``"unconfirmed"`` or ``"no-sender"``. The caller still looks the From up among the
+    registered addresses, and answers only there."""
+    if headers.from_count != 1 or not headers.from_addr or from_is_group(headers):
+        return "no-sender"
+    if guards.sender_authentication_failed(headers.message):
+        return "dmarc-failed"
+    if trusted_authserv_id and not authres.sender_confirmed(
+        headers.message, trusted_authserv_id, headers.from_addr.rpartition("@")[2]
+    ):
+        return "unconfirmed"
+    return "ok"
 
 
 def from_is_group(headers: Headers) -> bool:

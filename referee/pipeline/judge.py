@@ -13,6 +13,9 @@ The order of the checks is the order of trust:
    organizer's mail to the organizer's command address, authenticated the same way, holds
    the organizer's commands (:mod:`referee.pipeline.organizer_mail`), and mail to that
    address from anyone else is ignored, never answered;
+2a. a registered player's commands (HELP, STATUS, ...: :mod:`referee.pipeline.player_commands`),
+   in a mail to the general address that passes the sender checks, or in a seat's mail whose
+   every written line is a command (else it is a mail of moves);
 2b. the per-sender rate limit (:class:`SenderLimiter`): past ``mails_per_sender_hour`` a mail
    is ignored (rule ``rate-limited``) unread and unanswered, and touches no match;
 3. only then is the body read, a bounded prefix of it (:func:`referee.mail.parse.parse_body`),
@@ -50,6 +53,7 @@ from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.bounce_book import BounceBook
 from referee.pipeline.ingest import TOO_LARGE
 from referee.pipeline.organizer_mail import NOT_ORGANIZER, ORGANIZER, OrganizerMail
+from referee.pipeline.player_commands import COMMANDS_RULE, PlayerCommands
 from referee.pipeline.report import TickReport
 from referee.store import rows as plain_rows
 from referee.store.models import Event, Inbound, Match, Outbox, Player, Seat
@@ -77,7 +81,7 @@ UNCHANGED_FORM = (
 REPEAT_WINDOW = timedelta(days=7)  # the same text again within this time gets no second error
 # Replies that are not receipts are limited per address (ReplyLimiter), in two budgets
 # by whether the mail they answer is authenticated (True: a seat's own mail) or not
-REPLY_KINDS = {True: ("error",), False: ("spoof", "unaddressed")}
+REPLY_KINDS = {True: ("error",), False: ("spoof", "unaddressed", "commands-general")}
 THROTTLED = {True: "throttled", False: "throttled-notices"}  # the rule of a reply held back by its budget
 REPEATED = {True: "repeated", False: "repeated-notice"}  # ... by the repeat rule
 RATE_WINDOW = timedelta(hours=1)  # mails_per_sender_hour counts the mails of this long before each one
@@ -584,6 +588,10 @@ class Judge:
             log.info("inbound %s: %s from unknown sender %r; not answered", row.id, rule, head.from_addr[:100])
             return Decision("ignored", "unknown-sender", f"{rule}; unknown sender, not answered")
         player = players[0]
+        if claim.kind == "general":  # a registered player's commands (referee.pipeline.player_commands)
+            commands = PlayerCommands.general(self, session, row, head, now, list(players), limiter)
+            if commands is not None:
+                return Decision(*commands)
         seats = session.scalars(
             select(Seat).join(Match).where(Seat.player_id.in_([p.id for p in players]), Match.status == "running")
         ).all()
@@ -681,7 +689,7 @@ class _SeatMail:
     ):
         self.judge_, self.notices = judge, judge.notices
         self.session, self.row, self.head, self.now, self.batch, self.limiter = session, row, head, now, batch, limiter
-        self.match, self.player = seat.match, seat.player
+        self.match, self.player, self.seat = seat.match, seat.player, seat
         self.game: Game = GAMES[self.match.game]
         # a seat that never acts (Betting Minority's participants): whatever its mail answers,
         # the game's own plain answer ("you have nothing to send"), never one about a step
@@ -694,6 +702,12 @@ class _SeatMail:
         # Timeliness is judged by arrival: close every deadline that passed before this mail came.
         if self.judge_.clock.close_until(session, match, self.row.received_at):
             plain_rows.flush(session)  # the late-reply check below reads the closing events
+        body: Body | None = None
+        if self.row.rule != TOO_LARGE:  # a mail of the player's commands (referee.pipeline.player_commands)
+            body = parse_body(self.row.raw, head=self.head)
+            commands = PlayerCommands.personal(self.judge_, session, self.row, self.head, self.now, self.seat, body)
+            if commands is not None:
+                return Decision(commands[0], COMMANDS_RULE, commands[1])
         if match.status == "paused":
             return self.reject(
                 "The organizer has paused this match, so nothing was recorded. You get a mail when it "
@@ -718,7 +732,7 @@ class _SeatMail:
             late = self._late_reply() or self._stale_reply()
         if late is not None:
             return self.reject(late)
-        body = parse_body(self.row.raw, head=self.head)
+        body = body or parse_body(self.row.raw, head=self.head)
         parsed, error = self._read(body)
         if parsed is None:
             assert error is not None
@@ -971,7 +985,7 @@ class _SeatMail:
         title = closed.payload.get("title") or step
         return (
             f"Your mail answers our mail about {title}, which closed at its deadline, "
-            f"{local_time(closed.at, self.player.timezone)}, before your mail arrived; so nothing in it was recorded. "
+            f"{local_time(closed.at, self.player.zone)}, before your mail arrived; so nothing in it was recorded. "
             f"{now_open.title if now_open else 'The next step'} is open now: use the form below."
         )
 

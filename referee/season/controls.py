@@ -296,7 +296,7 @@ class Controls:
                     player,
                     dedupe=f"announce:{about}:{iso(now)}:{digest}:{player.key}",
                     at=now,
-                    extra={"season": name, "text": text, "sent": local_time(now, player.timezone)},
+                    extra={"season": name, "text": text, "sent": local_time(now, player.zone)},
                 )
                 told += 1
             # recorded without its text (which is the players'): who was told, and its SHA-256

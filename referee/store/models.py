@@ -37,7 +37,9 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    func,
 )
+from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from referee.archive.chain import GENESIS
@@ -97,13 +99,26 @@ class Player(Base):
     # that never act, such as Betting Minority's participants); addresses that are set are
     # unique per season (NULLs are distinct in the unique constraint on both backends)
     email: Mapped[str | None] = mapped_column(String(320), index=True, nullable=True)
-    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")  # the season file's
+    # the zone the player chose by mail (TIMEZONE, referee.pipeline.player_commands), None if
+    # none: it wins over the file's until the file changes this player's zone (referee.seasons)
+    timezone_chosen: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # when the player lost a death match, and which (its key): an eliminated player plays no
     # later match of the season (referee.season); None for a live player
     eliminated_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     eliminated_in: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     season: Mapped[Season] = relationship(back_populates="players")
+
+    @hybrid_property
+    def zone(self) -> str:
+        """The zone a player's times are shown in: the one they chose by mail, else the file's."""
+        return self.timezone_chosen or self.timezone
+
+    @zone.inplace.expression
+    @classmethod
+    def _zone_expression(cls) -> Any:
+        return func.coalesce(cls.timezone_chosen, cls.timezone)
 
 
 class Match(Base):
