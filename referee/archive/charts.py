@@ -35,11 +35,16 @@ COLOURS = ("#0072B2", "#D55E00", "#007A5A", "#A3478F", "#333333", "#8C6D00", "#5
 DASHES = ("", "7 4", "2 3", "9 3 2 3", "4 2", "12 4", "1 3", "6 2 1 2")
 MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "cross", "plus", "bar")
 
-WIDTH = 640
+# Phone first: the picture is drawn 480 units wide with 15-unit text, so that on a phone
+# (390 px, the chart about 358 px wide) its text is still 11 px; a desktop page caps the
+# figure's width (style.css), so the text is not huge there either.
+WIDTH = 480
+FONT = 15  # the text's size in the picture's units: >= 11 px once scaled to 358 px wide
+MIN_PX = 11  # the smallest text on a 390 px wide phone
 PLOT_HEIGHT = 220
-LEFT, RIGHT, TOP = 64, 24, 16
-LEGEND_ROW = 22
-MAX_X_LABELS = 10  # x labels shown at most; the others are left out evenly
+LEFT, RIGHT, TOP = 72, 20, 16
+LEGEND_ROW = 26
+MAX_X_LABELS = 8  # x labels shown at most; the others are left out evenly
 MAX_MARKERS = 40  # markers drawn per series at most (every k-th point beyond that)
 LEGEND_NAME = 28  # characters of a series name the legend shows
 
@@ -72,7 +77,7 @@ def line_chart(
     ident = chart_id or "chart-" + hashlib.sha256(repr((title, named)).encode()).hexdigest()[:10]
     xs = _x_axis(named)
     legend_rows = _legend_rows([name for name, _ in named])
-    height = TOP + PLOT_HEIGHT + 56 + LEGEND_ROW * len(legend_rows)
+    height = TOP + PLOT_HEIGHT + 62 + LEGEND_ROW * len(legend_rows)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 {WIDTH} {height}" '
         f'width="100%" preserveAspectRatio="xMidYMid meet" aria-labelledby="{ident}-title {ident}-desc">',
@@ -91,7 +96,7 @@ def line_chart(
     index = {x: i for i, x in enumerate(xs)}
     for i, (_, points) in enumerate(named):
         out += _line(frame, style(i), [(index[x], v) for x, v in points])
-    out += _legend(legend_rows, TOP + PLOT_HEIGHT + 56)
+    out += _legend(legend_rows, TOP + PLOT_HEIGHT + 62)
     out.append("</svg>")
     return Markup("".join(out))
 
@@ -173,13 +178,13 @@ def _every(n: int, most: int) -> int:
 
 
 def _f(value: float) -> str:
-    """A coordinate, to a tenth of a unit (of a 640-wide picture)."""
+    """A coordinate, to a tenth of a unit (of a WIDTH-wide picture)."""
     return f"{value:.1f}"
 
 
 def _text(x: float, y: float, text: str, *, anchor: str = "start", extra: str = "") -> str:
     return (
-        f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="12" fill="#1a1a1a"{extra}>'
+        f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{FONT}" fill="#1a1a1a"{extra}>'
         f"{escape(text)}</text>"
     )
 
@@ -191,15 +196,15 @@ def _axes(frame: _Frame, xs: list[str], ticks: list[float], x_label: str, y_labe
         y = frame.y(tick)
         colour = "#6b6b6b" if tick == 0 and ticks[0] < 0 else "#d0d4d9"  # the zero line stands out
         out.append(f'<line x1="{LEFT}" y1="{_f(y)}" x2="{right}" y2="{_f(y)}" stroke="{colour}" stroke-width="1"/>')
-        out.append(_text(LEFT - 6, y + 4, number(tick), anchor="end"))
+        out.append(_text(LEFT - 6, y + 5, number(tick), anchor="end"))
     out.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#1a1a1a" stroke-width="1"/>')
     out.append(f'<line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#1a1a1a" stroke-width="1"/>')
     for i in _labelled(len(xs)):
         x = frame.x(i)
         out.append(f'<line x1="{_f(x)}" y1="{bottom}" x2="{_f(x)}" y2="{bottom + 4}" stroke="#1a1a1a"/>')
         last = i == len(xs) - 1 and len(xs) > 1  # the last label ends at its tick, inside the chart
-        out.append(_text(x + (4 if last else 0), bottom + 18, xs[i], anchor="end" if last else "middle"))
-    out.append(_text(LEFT + (right - LEFT) / 2, bottom + 38, x_label, anchor="middle", extra=' font-weight="bold"'))
+        out.append(_text(x + (4 if last else 0), bottom + 21, xs[i], anchor="end" if last else "middle"))
+    out.append(_text(LEFT + (right - LEFT) / 2, bottom + 44, x_label, anchor="middle", extra=' font-weight="bold"'))
     mid = TOP + PLOT_HEIGHT / 2
     out.append(
         _text(16, mid, y_label, anchor="middle", extra=f' font-weight="bold" transform="rotate(-90 16 {_f(mid)})"')
@@ -276,7 +281,7 @@ def _legend_rows(names: list[str]) -> list[list[tuple[int, str]]]:
 
 
 def _entry_width(shown: str) -> float:
-    return 44 + 7.2 * len(shown) + 16
+    return 44 + 0.6 * FONT * len(shown) + 16
 
 
 def _legend(rows: list[list[tuple[int, str]]], top: float) -> list[str]:
@@ -292,6 +297,6 @@ def _legend(rows: list[list[tuple[int, str]]], top: float) -> list[str]:
                 f'stroke-width="2"{dash}/>'
             )
             out.append(_marker(look, x + 18, y))
-            out.append(_text(x + 44, y + 4, shown))
+            out.append(_text(x + 44, y + 5, shown))
             x += _entry_width(shown)
     return out

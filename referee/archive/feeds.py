@@ -19,10 +19,19 @@ from urllib.parse import urlsplit
 
 from referee.archive import atom
 from referee.archive.model import MatchRounds, MatchStamp, SeasonHeader
-from referee.archive.pages import Links, Paths
+from referee.archive.pages import Links, Paths, isolate
 from referee.archive.texts import round_text
 
-__all__ = ["FeedSite", "RoundCache", "ToldRound", "feed_authority", "latest", "match_feed", "season_feed", "told"]
+__all__ = [
+    "FeedSite",
+    "RoundCache",
+    "ToldRound",
+    "feed_authority",
+    "latest",
+    "match_feed",
+    "season_feed",
+    "told",
+]
 
 
 @dataclass(frozen=True)
@@ -148,13 +157,19 @@ def feed_authority(base_url: str | None, created: datetime) -> str:
     return f"{host or 'referee.invalid'},{created.astimezone(timezone.utc):%Y-%m-%d}"
 
 
-def _entry(site: FeedSite, links: Links, season: str, r: ToldRound) -> atom.FeedEntry:
+def _entry(
+    site: FeedSite, links: Links, season: str, r: ToldRound, game: str | None, names: Iterable[str] = ()
+) -> atom.FeedEntry:
+    """One round's entry, linking to the round on its page of the match (its match's page
+    when the game is not known); ``names`` (the players') isolated in its title and text."""
+    names = list(names)
+    page, fragment = Paths.round(season, r.match, game, r.number) if game else (Paths.match(season, r.match), "")
     return atom.FeedEntry(
         id=atom.tag_uri(site.authority, season, r.match, f"round-{r.number}"),
-        title=r.title,
+        title=isolate(r.title, names),
         updated=r.closed_at,
-        text=r.text,
-        link=site.href(links, Paths.match(season, r.match), f"round-{r.number}"),
+        text=isolate(r.text, names),
+        link=site.href(links, page, fragment or f"round-{r.number}"),
     )
 
 
@@ -163,10 +178,11 @@ def match_feed(site: FeedSite, header: SeasonHeader, played: MatchRounds, rounds
     row = played.row
     path = Paths.match_feed(header.key, row.key)
     links = Links(path, header.key)
-    entries = [_entry(site, links, header.key, r) for r in reversed(rounds)]
+    names = [p.name for p in row.players]
+    entries = [_entry(site, links, header.key, r, row.game, names) for r in reversed(rounds)]
     return atom.feed(
         feed_id=atom.tag_uri(site.authority, header.key, row.key),
-        title=f"{row.game_title} {row.key} ({header.name})",
+        title=f"{row.game_title} {row.key} ({isolate(header.name, [header.name])})",
         self_href=site.href(links, path),
         alternate_href=site.href(links, Paths.match(header.key, row.key)),
         updated=max((e.updated for e in entries), default=row.starts_at),
@@ -174,14 +190,18 @@ def match_feed(site: FeedSite, header: SeasonHeader, played: MatchRounds, rounds
     )
 
 
-def season_feed(site: FeedSite, header: SeasonHeader, rounds: Sequence[ToldRound]) -> bytes:
-    """A season's feed: its latest closed rounds, newest first (:func:`latest`)."""
+def season_feed(
+    site: FeedSite, header: SeasonHeader, rounds: Sequence[ToldRound], games: Mapping[str, str] | None = None
+) -> bytes:
+    """A season's feed: its latest closed rounds, newest first (:func:`latest`); ``games``:
+    each match's game (where its rounds' pages are)."""
     path = Paths.season_feed(header.key)
     links = Links(path, header.key)
-    entries = [_entry(site, links, header.key, r) for r in rounds]
+    names = [name for _, name, _ in header.players]
+    entries = [_entry(site, links, header.key, r, (games or {}).get(r.match), names) for r in rounds]
     return atom.feed(
         feed_id=atom.tag_uri(site.authority, header.key),
-        title=f"{header.name}: results",
+        title=f"{isolate(header.name, [header.name])}: results",
         self_href=site.href(links, path),
         alternate_href=site.href(links, Paths.season(header.key)),
         updated=max((e.updated for e in entries), default=header.created_at),

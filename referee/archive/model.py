@@ -20,6 +20,8 @@ query the incremental build compares with its manifest; the season's aggregates
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ from sqlalchemy.orm import Session, defer, selectinload
 
 from referee.archive.chain import public_events
 from referee.archive.rounds import Round, match_rounds, public_view
+from referee.config import seat_role, silent_roles
 from referee.games import GAMES
 from referee.games.base import HOUSE, MATCH_CHIPS, SEASON_CHIPS, SIMULTANEOUS, open_steps
 from referee.match.seals import seal
@@ -39,6 +42,8 @@ from referee.store.models import Event, LedgerEntry, Match, Player, Season, Seas
 
 __all__ = [
     "ACCOUNTS",
+    "FSI",
+    "PDI",
     "LedgerHistory",
     "LedgerLine",
     "MatchPage",
@@ -62,12 +67,50 @@ __all__ = [
     "season_headers",
     "season_page",
     "stamps",
+    "isolate",
 ]
 
 # the accounts that are not players, as a reader knows them
-ACCOUNTS = {HOUSE: "the LGT (the house)", "SEASON": "the season", "pot": "the pot"}
+ACCOUNTS = {
+    HOUSE: "the LGT (the house)",
+    "SEASON": "the season",
+    "pot": "the pot",
+    # a MatchJack table's pots, its automated players and what nobody may keep
+    "pot-main": "the Main table's pot",
+    "pot-lost": "the Lost table's pot",
+    "bots": "the automated players",
+    "discard": "discarded",
+    # Betting Minority's table, the bank that pays the doubling and the chips out of play
+    "table": "the table",
+    "bank": "the bank",
+    "out": "out of play",
+}
 
 OUTCOMES = ("win", "draw", "loss")
+
+
+FSI, PDI = "\u2068", "\u2069"  # Unicode's first strong isolate and its pop
+
+
+_TURNING = frozenset({"R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
+
+
+def _turns(name: str) -> bool:
+    """Does ``name`` hold a right-to-left letter or a directional control?"""
+    return any(unicodedata.bidirectional(ch) in _TURNING for ch in name)
+
+
+def isolate(text: str, names: Iterable[str]) -> str:
+    """``text`` with every one of ``names`` (player-supplied: a player's or a season's name)
+    wrapped in Unicode isolates (U+2068 ... U+2069), so a right-to-left override in a name
+    cannot reverse the rest of the line in a feed reader. Longer names first, so a name
+    inside another is not isolated twice. Only a name that can turn a line around (a
+    right-to-left letter or a directional control in it) is wrapped: the others read the
+    same either way, and stay as they are."""
+    wanted = sorted({n for n in names if n and _turns(n)}, key=len, reverse=True)
+    if not wanted or not text:
+        return text
+    return re.sub("|".join(re.escape(n) for n in wanted), lambda m: FSI + m.group(0) + PDI, text)
 
 
 # ---------------------------------------------------------------------------- the light rows
@@ -91,10 +134,18 @@ class SeasonHeader:
     # the last hash of the season's own chain (referee.season.record): the season page lists
     # that record, so a new entry (an adjustment, an announcement) changes the page
     record: str = ""
+    # the players without an address: silent participants (Betting Minority's), no season
+    # players (RULINGS); named in their matches, never counted or listed as players
+    silent: frozenset[str] = frozenset()
 
     @property
     def names(self) -> dict[str, str]:
         return {key: name for key, name, _ in self.players}
+
+    @property
+    def season_players(self) -> list[tuple[str, str, str]]:
+        """The players of the season (the silent participants left out)."""
+        return [p for p in self.players if p[0] not in self.silent]
 
 
 @dataclass(frozen=True)
@@ -160,15 +211,22 @@ def schedule_order(stamp: MatchStamp) -> tuple[datetime, str]:
 def season_headers(session: Session) -> list[SeasonHeader]:
     """Every season with its players (two queries)."""
     players: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
-    for season_id, key, name, tz in session.execute(
-        select(Player.season_id, Player.key, Player.name, Player.timezone).order_by(Player.season_id, Player.key)
+    silent: dict[int, set[str]] = defaultdict(set)
+    for season_id, key, name, tz, no_address in session.execute(
+        select(Player.season_id, Player.key, Player.name, Player.zone, Player.email.is_(None)).order_by(
+            Player.season_id, Player.key
+        )
     ):
         players[season_id].append((key, name, tz))
+        if no_address:
+            silent[season_id].add(key)
     heads = dict(
         session.execute(select(SeasonEvent.season_id, SeasonEvent.hash).order_by(SeasonEvent.seq)).tuples().all()
     )  # in seq order: each season's last hash wins
     return [
-        SeasonHeader(id, key, name, created_at, tuple(players.get(id, ())), heads.get(id, ""))
+        SeasonHeader(
+            id, key, name, created_at, tuple(players.get(id, ())), heads.get(id, ""), frozenset(silent.get(id, ()))
+        )
         for id, key, name, created_at in session.execute(
             select(Season.id, Season.key, Season.name, Season.created_at).order_by(Season.key)
         )
@@ -199,6 +257,19 @@ class MatchRow:
     finished_at: datetime | None
     outcome: dict[str, str]  # player key -> win | draw | loss (or a game's own word), once finished
     victory_points: dict[str, float]
+    # the keys of the players at the game's silent seats (Betting Minority's participants):
+    # named in the match, never as its players
+    silent: frozenset[str] = frozenset()
+
+    @property
+    def acting(self) -> tuple[PlayerRef, ...]:
+        """The players who play (the silent seats left out)."""
+        return tuple(p for p in self.players if p.key not in self.silent)
+
+    @property
+    def participants(self) -> tuple[PlayerRef, ...]:
+        """The silent seats' players."""
+        return tuple(p for p in self.players if p.key in self.silent)
 
 
 def open_step(match: Match, state: dict[str, Any] | None) -> OpenStep | None:
@@ -229,7 +300,17 @@ def _row(match: Match, state: dict[str, Any] | None) -> MatchRow:
         victory_points={}
         if match.kind in ("death", "nomination")
         else dict((result or {}).get("victory_points") or {}),
+        silent=_silent_seats(match),
     )
+
+
+def _silent_seats(match: Match) -> frozenset[str]:
+    """The players of ``match`` at its game's silent seats (``GameType.silent_roles``)."""
+    game = GAMES.get(match.game)
+    if game is None or not silent_roles(game):
+        return frozenset()
+    quiet = silent_roles(game)
+    return frozenset(seat.player.key for seat in match.seats if seat_role(game, seat.position) in quiet)
 
 
 def match_rows(session: Session, ids: Iterable[int]) -> dict[int, MatchRow]:
@@ -373,7 +454,8 @@ class SeasonData:
         n = len(self.finished)
         cuts = sorted({round(n * k / min(points, n)) for k in range(1, min(points, n) + 1)})
         totals = dict.fromkeys((p.key for p in leaders), 0.0)
-        series: dict[str, list[tuple[str, float]]] = {p.name: [] for p in leaders}
+        label = {p.key: isolate(p.name, [p.name]) for p in leaders}  # a chart's text holds no <bdi>
+        series: dict[str, list[tuple[str, float]]] = {label[p.key]: [] for p in leaders}
         done = 0
         for cut in cuts:
             for _, _, vp in self.finished[done:cut]:
@@ -381,9 +463,9 @@ class SeasonData:
                     totals[key] += float(vp.get(key, 0))
             done = cut
             at = self.finished[cut - 1][1]
-            label = f"{cut} ({at.day} {at:%b})"
+            at_label = f"{cut} ({at.day} {at:%b})"
             for p in leaders:
-                series[p.name].append((label, totals[p.key]))
+                series[label[p.key]].append((at_label, totals[p.key]))
         return series
 
 
@@ -492,6 +574,7 @@ class ResultView:
     reason: str
     scores: dict[str, Any]
     awards: dict[str, dict[str, int]]
+    ranking: list[str] = field(default_factory=list)  # best first, where the game ranks
 
 
 @dataclass(frozen=True)
@@ -619,6 +702,7 @@ def _result(match: Match) -> ResultView | None:
         reason=str(result.get("reason") or ""),
         scores=dict(result.get("scores") or {}),
         awards=dict(result.get("awards") or {}),
+        ranking=[str(p) for p in result.get("ranking") or []],
     )
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from functools import cache
 from typing import Any
 
@@ -28,22 +29,30 @@ from markupsafe import Markup
 from referee.archive.charts import line_chart, number
 from referee.archive.model import (
     ACCOUNTS,
+    FSI,
+    PDI,
     MatchPage,
     PlayerPage,
     SchedulePage,
     SeasonHeader,
     SeasonPage,
+    isolate,
 )
 from referee.archive.rounds import Round
 from referee.render import environment
 from referee.timefmt import iso, local_time
 
 __all__ = [
+    "FSI",
+    "PDI",
     "Links",
     "Paths",
     "render_chain",
     "render_index",
     "render_match",
+    "render_match_pages",
+    "match_parts",
+    "round_page",
     "render_player",
     "render_schedule",
     "render_season",
@@ -51,6 +60,7 @@ __all__ = [
     "json_file",
     "segment",
     "site_environment",
+    "isolate",
 ]
 
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -70,6 +80,27 @@ def segment(key: str) -> str:
 
 
 # ---------------------------------------------------------------------------- where files live
+
+# A long match is split (phone first, no page taller than about 8,000 px at 1280 px): its
+# page holds the summary, the result, the charts and an index; its rounds, ledger, event
+# log and sealed moves are on pages of their own, a few rounds (or rows) a page. A round's
+# page depends on its game and number only, so a feed links to it without rendering the
+# match, and a round never moves to another page as the match goes on.
+PARTS = ("rounds", "ledger", "events", "seals")
+ROUNDS_PER_PAGE = 5
+GAME_ROUNDS_PER_PAGE = {"matchjack": 2, "betting-minority": 3}  # their hands and rounds are long
+LEDGER_LINES_PER_PAGE = 100
+EVENTS_PER_PAGE = 60
+SEALS_PER_PAGE = 25
+
+
+def rounds_per_page(game: str) -> int:
+    return GAME_ROUNDS_PER_PAGE.get(game, ROUNDS_PER_PAGE)
+
+
+def round_page(game: str, number: int) -> int:
+    """The page (1-based) of round ``number`` (1-based) of a match of ``game``."""
+    return (max(number, 1) - 1) // rounds_per_page(game) + 1
 
 
 class Paths:
@@ -102,6 +133,16 @@ class Paths:
     @classmethod
     def match(cls, season: str, match: str, name: str = "index.html") -> str:
         return cls.in_season(season, f"matches/{segment(match)}/{name}")
+
+    @classmethod
+    def match_part(cls, season: str, match: str, kind: str, number: int) -> str:
+        """A page of a long match's parts (:data:`PARTS`): ``rounds-2.html``, ``events-1.html``."""
+        return cls.match(season, match, f"{kind}-{number}.html")
+
+    @classmethod
+    def round(cls, season: str, match: str, game: str, number: int) -> tuple[str, str]:
+        """The page and the fragment of a match's round ``number`` (1-based)."""
+        return cls.match_part(season, match, "rounds", round_page(game, number)), f"round-{number}"
 
     @classmethod
     def match_feed(cls, season: str, match: str) -> str:
@@ -146,6 +187,13 @@ class Links:
     def match_feed(self, key: str) -> str:
         return self.to(Paths.match_feed(self._season, key))
 
+    def match_part(self, key: str, kind: str, number: int) -> str:
+        return self.to(Paths.match_part(self._season, key, kind, number))
+
+    def round(self, key: str, game: str, number: int) -> str:
+        path, fragment = Paths.round(self._season, key, game, number)
+        return f"{self.to(path)}#{fragment}"
+
     def chain(self, key: str) -> str:
         return self.to(Paths.chain(self._season, key))
 
@@ -159,13 +207,98 @@ class Links:
 # ---------------------------------------------------------------------------- the environment
 
 
-def when(at: datetime | None, tz: str = "UTC") -> Markup:
+def when(at: datetime | str | None, tz: str = "UTC") -> Markup:
     """``<time datetime="2026-12-01T18:00:00Z">Tue 1 Dec 2026, 18:00 UTC</time>``, the time
     as the mails write it (in ``tz``, UTC beside it); a dash for none. A filter, not a
-    macro: a match page shows a time on every ledger line."""
-    if at is None:
+    macro: a match page shows a time on every ledger line. An ISO 8601 string (an event
+    record of :func:`referee.archive.chain.public_events`) is read first."""
+    if at is None or at == "":
         return Markup("&ndash;")
+    if isinstance(at, str):
+        at = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=timezone.utc)
     return Markup('<time datetime="{}">{}</time>').format(iso(at), local_time(at, tz))
+
+
+def bdi(text: Any) -> Markup:
+    """Player-supplied text (a name) isolated: ``<bdi>`` keeps a right-to-left override in
+    it from reversing the rest of the line."""
+    return Markup("<bdi>{}</bdi>").format(text)
+
+
+def named(text: str, names: Mapping[str, str]) -> Markup:
+    """``text`` (a result's reason, as the engine wrote it) with every player id that stands
+    as a word of its own written as the player's name (isolated, :func:`bdi`); the rest
+    escaped. A name already in the text is isolated too. The accounts that are no players
+    (the pot, the house) are left as the text has them."""
+    if not text:
+        return Markup("")
+    people = {key: name for key, name in names.items() if key and name and key not in ACCOUNTS}
+    words = {**people, **{name: name for name in people.values()}}
+    pattern = re.compile(
+        r"(?<![\w@.-])(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")(?![\w@-])"
+    )
+    out, last = Markup(""), 0
+    for found in pattern.finditer(text) if words else ():
+        out += text[last : found.start()] + bdi(words[found.group(1)])
+        last = found.end()
+    return out + text[last:]
+
+
+# What a reader calls a match's steps: the games' step keys (referee.games.*), as their titles
+# say them in the mails. A key no pattern knows is shown as "a step of the match" (never the key).
+_STEP_TITLES: tuple[tuple[re.Pattern[str], Any], ...] = tuple(
+    (re.compile(pattern), title)
+    for pattern, title in (
+        (r"round-0", lambda m: "Preparation phase"),
+        (r"round-(\d+)", lambda m: f"Round {m[1]}"),
+        (r"round-(\d+)-turn-(\d+)", lambda m: f"Round {m[1]}, turn {m[2]}"),
+        (r"hand-(\d+)-(\d+)", lambda m: f"Hand {m[1]}, action {m[2]}"),
+        (r"hand-(\d+)", lambda m: f"Hand {m[1]}"),
+        (r"start", lambda m: "The start"),
+        (r"marker", lambda m: "The starting marker"),
+        (r"r(\d+)-send-(\d+)", lambda m: f"Round {m[1]}, placement {m[2]}"),
+        (r"r(\d+)-bet-(\d+)", lambda m: f"Round {m[1]}, betting turn {m[2]}"),
+        (r"r(\d+)-bet-(\d+)-extension", lambda m: f"Round {m[1]}, betting turn {m[2]} (extended)"),
+        (r"r(\d+)-payout", lambda m: f"Round {m[1]}, payout"),
+        (r"h(\d+)-stay", lambda m: f"Hand {m[1]}, stay or fold"),
+        (r"h(\d+)-guess", lambda m: f"Hand {m[1]}, guesses"),
+        (
+            r"h(\d+)-(main|lost)-bet(\d+)-(\d+)",
+            lambda m: f"Hand {m[1]}, {m[2].title()} table, betting round {m[3]}, turn {m[4]}",
+        ),
+        (r"h(\d+)-(main|lost)-act-(\d+)", lambda m: f"Hand {m[1]}, {m[2].title()} table, action of seat {m[3]}"),
+        (r"h(\d+)-(main|lost)-showdown", lambda m: f"Hand {m[1]}, {m[2].title()} table, showdown"),
+        (r"h(\d+)-(main|lost)-done", lambda m: f"Hand {m[1]}, {m[2].title()} table"),
+        (r"h(\d+)", lambda m: f"Hand {m[1]}"),
+        (r"break-(\d+)", lambda m: f"Break after hand {m[1]}"),
+        (r"nominate-1", lambda m: "Nomination of the DMO"),
+        (r"nominate-(\d+)", lambda m: f"Nomination of the DMO (round {m[1]})"),
+        (r"col-(\d+)", lambda m: "Certificate of life"),
+    )
+)
+
+
+def step_title(key: str | None) -> str:
+    """A step's title as the mails name it (``h3-main-bet1-2`` -> ``Hand 3, Main table,
+    betting round 1, turn 2``); empty for no step."""
+    if not key:
+        return ""
+    for pattern, title in _STEP_TITLES:
+        found = pattern.fullmatch(key)
+        if found:
+            return str(title(found))
+    return "a step of the match"
+
+
+# the currencies as headings and labels name them
+CURRENCIES = {"chips": "Chips", "stack": "Chips in the match", "garnets": "Garnets", "cols": "CoLs"}
+
+
+def currency(code: str) -> str:
+    """A currency's label: ``cols`` -> ``CoLs``; an unknown one with a capital."""
+    return CURRENCIES.get(code, code.replace("_", " ").capitalize())
 
 
 def names_of(header: SeasonHeader) -> dict[str, str]:
@@ -184,6 +317,7 @@ def entry_series(
     for player in players:
         key = player["id"] if isinstance(player, Mapping) else player.key
         name = player["name"] if isinstance(player, Mapping) else player.name
+        name = isolate(name, [name])  # a chart's text holds no <bdi>
         name = name if name not in series else f"{name} ({key})"
         series[name] = [
             (str(r.entry[label]) if label else str(r.number), float(r.entry[field][key]))
@@ -203,7 +337,15 @@ def site_environment() -> Environment:
         "line_chart": line_chart,
         "entry_series": entry_series,
     }
-    env.filters = {**environment().filters, "when": when, "number": number}
+    env.filters = {
+        **environment().filters,
+        "when": when,
+        "number": number,
+        "bdi": bdi,
+        "named": named,
+        "step_title": step_title,
+        "currency": currency,
+    }
     return env
 
 
@@ -239,20 +381,100 @@ def render_player(page: PlayerPage) -> bytes:
 
 
 def render_match(page: MatchPage, told: Sequence[Any]) -> bytes:
-    """A match's page; ``told``: its rounds told (:func:`referee.archive.feeds.told`), so
-    the page says each round in the words of its feed entry."""
-    links = Links(Paths.match(page.season.key, page.key), page.season.key)
+    """A match's page alone (its summary, result, charts and the index of its other pages);
+    ``told``: its rounds told (:func:`referee.archive.feeds.told`)."""
+    return render_match_pages(page, told)[0][1]
+
+
+def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _ledger_pages(ledger: Sequence[Any]) -> list[list[Any]]:
+    """The ledger's histories on pages of at most :data:`LEDGER_LINES_PER_PAGE` lines; a
+    longer history is cut into pieces (each its own table, with the same caption)."""
+    pieces = [
+        replace(h, lines=list(chunk)) for h in ledger for chunk in (_chunks(h.lines, LEDGER_LINES_PER_PAGE) or [[]])
+    ]
+    out: list[list[Any]] = []
+    lines = LEDGER_LINES_PER_PAGE + 1
+    for piece in pieces:
+        n = max(len(piece.lines), 1)
+        if lines + n > LEDGER_LINES_PER_PAGE:
+            out.append([])
+            lines = 0
+        out[-1].append(piece)
+        lines += n
+    return out
+
+
+def match_parts(page: MatchPage) -> dict[str, list[Any]]:
+    """A match's parts (:data:`PARTS`), each as its pages' contents: the rounds, ledger
+    histories, events and seals shown on each. A part with nothing to show has no page."""
+    return {
+        "rounds": [list(c) for c in _chunks(page.rounds, rounds_per_page(page.row.game))],
+        "ledger": _ledger_pages(page.ledger),
+        "events": [list(c) for c in _chunks(page.chain, EVENTS_PER_PAGE)],
+        "seals": [list(c) for c in _chunks(page.seals, SEALS_PER_PAGE)],
+    }
+
+
+def _part_label(kind: str, shown: Sequence[Any]) -> str:
+    """What the index and the pager call a page of a part: the rounds or events on it."""
+    if kind == "rounds":
+        first, last = shown[0].number, shown[-1].number
+    elif kind == "events":
+        first, last = shown[0]["seq"], shown[-1]["seq"]
+    else:
+        return ""
+    return str(first) if first == last else f"{first}\u2013{last}"
+
+
+def render_match_pages(page: MatchPage, told: Sequence[Any]) -> list[tuple[str, bytes]]:
+    """A match's pages, each ``(path, bytes)``: first its own page (the summary, the result,
+    the charts and an index), then a page per few rounds (:func:`round_page`), and the
+    ledger, the event log and the sealed moves on pages of their own. ``told``: its rounds
+    told (:func:`referee.archive.feeds.told`), so a page says each round in the words of
+    its feed entry."""
+    season = page.season.key
     prefix = f"{page.row.game_title} {page.key}: "  # a feed entry's title names the match; the page does already
-    return _render(
-        "archive/match.html",
-        links,
-        page=page,
-        season=page.season,
-        match=page.row,
-        names=names_of(page.season),
-        texts=[(r.title.removeprefix(prefix), r.text) for r in told],
-        players=page.row.players,
-    )
+    texts = [(r.title.removeprefix(prefix), r.text) for r in told]
+    parts = match_parts(page)
+    counts = {kind: len(contents) for kind, contents in parts.items()}
+    toc = {
+        kind: [(n, _part_label(kind, shown)) for n, shown in enumerate(contents, 1)] for kind, contents in parts.items()
+    }
+    first_round = {id(r): i for i, r in enumerate(page.rounds)}
+
+    def one(path: str, part: str, n: int, shown: Sequence[Any]) -> tuple[str, bytes]:
+        rounds = shown if part == "rounds" else []
+        start = first_round[id(rounds[0])] if rounds else 0
+        return path, _render(
+            "archive/match.html",
+            Links(path, season),
+            page=page,
+            season=page.season,
+            match=page.row,
+            names=names_of(page.season),
+            texts=texts[start : start + len(rounds)] if part == "rounds" else texts,
+            players=page.row.players,
+            part=part,
+            part_number=n,
+            parts=counts,
+            toc=toc,
+            round_pages=parts["rounds"],
+            all_texts=texts,
+            shown_rounds=rounds,
+            shown_ledger=shown if part == "ledger" else [],
+            shown_chain=shown if part == "events" else [],
+            shown_seals=shown if part == "seals" else [],
+        )
+
+    out = [one(Paths.match(season, page.key), "summary", 0, [])]
+    for kind, contents in parts.items():
+        for n, shown in enumerate(contents, 1):
+            out.append(one(Paths.match_part(season, page.key, kind, n), kind, n, shown))
+    return out
 
 
 def render_chain(page: MatchPage) -> bytes:

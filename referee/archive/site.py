@@ -8,7 +8,10 @@ Layout (every link relative, so the folder works from ``file://`` and any web ro
     seasons/<season>/feed.atom                    the season's latest 100 closed rounds
     seasons/<season>/schedule/page-<n>.html       the schedule, 200 matches a page
     seasons/<season>/players/<player>.html        a player's matches
-    seasons/<season>/matches/<match>/index.html   a match, round by round
+    seasons/<season>/matches/<match>/index.html   a match: summary, result, charts, an index of its pages
+    seasons/<season>/matches/<match>/rounds-<n>.html   a few of its rounds (:func:`pages.round_page`)
+    seasons/<season>/matches/<match>/ledger-<n>.html   its ledger, events-<n>.html its event log,
+                                                  seals-<n>.html its sealed moves (long parts paged)
     seasons/<season>/matches/<match>/feed.atom    its closed rounds
     seasons/<season>/matches/<match>/chain.json   its public event records (``referee archive verify --site``)
     .archive.json                                 the manifest: what the last build wrote, from what
@@ -183,6 +186,13 @@ class Job:
     fingerprint: str
     season: SeasonHeader | None = None
     key: Any = None  # the index's seasons, a schedule page's (number, stamps), a player's key, a match's stamp
+    # a match's pages beyond its three fixed files (rounds-<n>.html ...): as many as it has
+    # rounds, rows, so known only once rendered; until then those the last build wrote
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def all_files(self) -> list[str]:
+        return [*self.files, *self.extra]
 
 
 @dataclass
@@ -237,10 +247,11 @@ class _Build:
             by_season[stamp.season_id].append(stamp)
         base = digest(code_digest(), self.base_url)
         jobs = list(self.plan(base, headers, by_season))
+        self.known_extras(jobs, manifest.files)
         stale = [job for job in jobs if self.full or not self.current(job, manifest.files)]
-        self.report.skipped = sum(len(job.files) for job in jobs) - sum(len(job.files) for job in stale)
+        self.report.skipped = sum(len(job.all_files) for job in jobs) - sum(len(job.all_files) for job in stale)
         self.render(stale, by_season)
-        wanted = {path: job.fingerprint for job in jobs for path in job.files}
+        wanted = {path: job.fingerprint for job in jobs for path in job.all_files}
         self.remove(set(manifest.files) - set(wanted))
         fed = {season: set(kept) for season, kept in manifest.rounds.items()} | self._fed
         rounds = {h.key: self._rounds.stored(fed[h.key]) for h in headers if h.key in fed}
@@ -276,12 +287,26 @@ class _Build:
                 self._fingerprints[s.key] = fingerprint = digest(season, s.fingerprint)
                 yield Job("match", files, fingerprint, header, s)
 
+    @staticmethod
+    def known_extras(jobs: Sequence[Job], files: dict[str, str]) -> None:
+        """Give each match job the pages beyond its fixed files that the last build wrote for
+        it (those in its folder: a match's folder holds its pages only)."""
+        folders: dict[str, list[str]] = defaultdict(list)
+        for path in files:
+            folder, _, _ = path.rpartition("/")
+            folders[folder].append(path)
+        for job in jobs:
+            if job.kind == "match":
+                fixed = set(job.files)
+                folder = job.files[0].rpartition("/")[0]
+                job.extra = sorted(path for path in folders.get(folder, ()) if path not in fixed)
+
     def current(self, job: Job, files: dict[str, str]) -> bool:
         """Is every file of ``job`` there, from the inputs it has now? (Plain string paths:
         an unchanged season of ten thousand matches asks this thirty thousand times.)"""
         root = str(self.out)
         return all(
-            files.get(path) == job.fingerprint and os.path.isfile(os.path.join(root, path)) for path in job.files
+            files.get(path) == job.fingerprint and os.path.isfile(os.path.join(root, path)) for path in job.all_files
         )
 
     # ------------------------------------------------------------------ rendering
@@ -309,7 +334,10 @@ class _Build:
         self.write(Paths.season(header.key), pages.render_season(page))
         latest = feeds.latest(stamps, lambda chunk: self.told(header, chunk), FEED_ROUNDS)
         self._fed[header.key] = {r.match for r in latest}
-        self.write(Paths.season_feed(header.key), feeds.season_feed(self.feed_site(header), header, latest))
+        self.write(
+            Paths.season_feed(header.key),
+            feeds.season_feed(self.feed_site(header), header, latest, {s.key: s.game for s in stamps}),
+        )
 
     def _render_schedule(self, jobs: list[Job], stamps: list[MatchStamp]) -> None:
         total = len(stamps)
@@ -336,13 +364,17 @@ class _Build:
 
     def _render_match(self, jobs: list[Job], _stamps: list[MatchStamp]) -> None:
         header = jobs[0].season
+        by_key = {job.key.key: job for job in jobs}
         ledger = SeasonLedger(header.id, whole=len(jobs) >= WHOLE_LEDGER)
         site = self.feed_site(header)
         for start in range(0, len(jobs), MATCH_BATCH):
             chunk = jobs[start : start + MATCH_BATCH]
             for page in model.match_pages(self.session, header, [job.key.id for job in chunk], ledger):
                 told = self.keep_told(header, page.played)
-                self.write(Paths.match(header.key, page.key), pages.render_match(page, told))
+                rendered = pages.render_match_pages(page, told)
+                for path, data in rendered:
+                    self.write(path, data)
+                by_key[page.key].extra = [path for path, _ in rendered[1:]]
                 self.write(Paths.match_feed(header.key, page.key), feeds.match_feed(site, header, page.played, told))
                 self.write(Paths.chain(header.key, page.key), pages.render_chain(page))
             self.session.expunge_all()  # a full build holds one batch of matches at a time

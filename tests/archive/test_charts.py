@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from markupsafe import Markup
 
-from referee.archive.charts import COLOURS, MARKERS, line_chart, nice_ticks, style
+from referee.archive.charts import COLOURS, LEFT, MARKERS, MIN_PX, RIGHT, WIDTH, line_chart, nice_ticks, style
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -34,8 +34,17 @@ def test_a_chart_names_itself_and_sums_its_data_up_in_words():
         "Bob: 0 at 0, 10 at 2; lowest 0, highest 30."
     )
     # it scales with the page, and has axis labels and a legend
-    assert root.get("width") == "100%" and root.get("viewBox").startswith("0 0 640 ")
+    assert root.get("width") == "100%" and root.get("viewBox").startswith(f"0 0 {WIDTH} ")
     assert {"Round", "Points", "Alice", "Bob"} <= set(texts(root))
+
+
+def test_text_stays_readable_on_a_phone():
+    """Scaled to a 390 px phone (the chart about 358 px wide inside the page's margins), no
+    text of the chart is smaller than 11 px."""
+    root = chart({"Alice": [(str(i), i) for i in range(40)], "Bob": [(str(i), -i) for i in range(40)]})
+    width = float(root.get("viewBox").split()[2])
+    sizes = [float(t.get("font-size")) for t in root.iter(f"{SVG}text")]
+    assert sizes and min(sizes) * 358 / width >= MIN_PX
 
 
 def test_series_differ_in_colour_marker_and_dash_not_colour_alone():
@@ -72,7 +81,7 @@ def test_one_point_is_a_marker_in_the_middle():
     root = chart({"Alice": [("1", 7)]})
     assert root.find(f"{SVG}polyline") is None
     [circle, _legend] = root.findall(f"{SVG}circle")
-    assert float(circle.get("cx")) == pytest.approx(64 + (640 - 64 - 24) / 2)
+    assert float(circle.get("cx")) == pytest.approx(LEFT + (WIDTH - LEFT - RIGHT) / 2)
     assert "Alice: 7 at 1." in root.find(f"{SVG}desc").text
 
 

@@ -12,7 +12,7 @@ import pytest
 from referee.archive import feeds
 from referee.archive.feeds import RoundCache, ToldRound
 from referee.archive.model import MatchStamp
-from referee.archive.pages import Paths
+from referee.archive.pages import Paths, round_page
 from referee.archive.site import build
 
 from .league import START, League, load, match_dict, season_dict
@@ -89,10 +89,12 @@ def test_the_feeds_are_atom_with_ids_and_links_of_the_site(store, tmp_path):
     assert season_ids and season_ids == match_ids  # one match: the same rounds, newest first
     assert season_ids[0].startswith("tag:example.org,") and season_ids[0].endswith(f"/m1/round-{len(match_ids)}")
     links = [e.find(f"{ATOM}link").get("href") for e in match_feed.iter(f"{ATOM}entry")]
-    assert links[0] == f"https://example.org/archive/seasons/s1/matches/m1/index.html#round-{len(match_ids)}"
+    page, fragment = Paths.round("s1", "m1", "indian-poker", len(match_ids))  # the round on its page of the match
+    assert page.endswith(f"/rounds-{round_page('indian-poker', len(match_ids))}.html")
+    assert links[0] == f"https://example.org/archive/{page}#{fragment}"
     [self_link] = [link for link in match_feed.findall(f"{ATOM}link") if link.get("rel") == "self"]
     assert self_link.get("href") == "https://example.org/archive/seasons/s1/matches/m1/feed.atom"
     # without a base_url the links are relative to the feed itself
     build(store, tmp_path / "plain", now=START, full=True)
     plain = ET.parse(tmp_path / "plain" / Paths.season_feed("s1")).getroot()
-    assert plain.find(f"{ATOM}entry/{ATOM}link").get("href").startswith("matches/m1/index.html#round-")
+    assert plain.find(f"{ATOM}entry/{ATOM}link").get("href").startswith("matches/m1/rounds-")

@@ -14,6 +14,8 @@ import pytest
 from sqlalchemy import select, update
 
 from referee.archive.pages import Paths
+
+from .match_files import match_html
 from referee.archive.site import build
 from referee.games import GAMES
 from referee.store.models import Event, Match
@@ -117,10 +119,12 @@ REVEALED = {
     "stationary-roulette": lambda entry: [rl["winning"] for rl in entry["roulettes"]],
     "indian-poker": lambda entry: [f'<td class="num">{card}</td>' for card in entry["cards"].values()],
     "rewind-holdem": lambda entry: [f'<td class="num">{card}</td>' for card in entry["hidden"].values()],
-    # each participant's entry (PARTICIPANTS: part<i> is Participant <i>, seat P<i>), each room's counts
+    # each participant's entry (PARTICIPANTS: part<i> is Participant <i>, seat P<i>; names isolated), each
+    # room's counts
     "betting-minority": lambda entry: [
         *(
-            f'Participant {p[4:]} <span class="muted">(P{p[4:]})</span>: {"Alice" if role == "EC" else "Bob"}'
+            f'<bdi>Participant {p[4:]}</bdi> <span class="muted">(P{p[4:]})</span>: '
+            f"<bdi>{'Alice' if role == 'EC' else 'Bob'}</bdi>"
             for p, role in entry["entries"].items()
         ),
         *(f'<td class="num">{c["EC"]}</td>\n<td class="num">{c["DMO"]}</td>' for c in entry["counts"].values()),
@@ -134,7 +138,7 @@ def test_a_finished_match_shows_what_the_rules_reveal(store, tmp_path, game):
     league = League(store)
     league.play("m", random.Random(game))
     out = _built(league, tmp_path / "site")
-    page = (out / Paths.match("s1", "m")).read_text()
+    page = match_html(out, "s1", "m")
     history = GAMES[game].view(league.match("m").state, None)["history"]
     rounds = _rounds(page)
     assert sorted(rounds) == list(range(1, len(history) + 1))

@@ -18,6 +18,8 @@ from sqlalchemy import delete, select
 
 from referee.archive import site
 from referee.archive.pages import Paths, segment
+
+from .match_files import match_html
 from referee.archive.serve import make_server
 from referee.archive.site import build, inside
 from referee.store.models import Match, Seat
@@ -66,7 +68,9 @@ def test_every_page_is_valid_html5_and_every_file_readable(league, tmp_path):
     assert report.written == len(everything) - 1  # all but the manifest
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     pages = html_pages(out)
-    assert len(pages) == 3 + 4 + len(MATCHES)  # the index, the season, its schedule, 4 players, the matches
+    # the index, the season, its schedule, 4 players, the matches (and their rounds', ledger's... pages)
+    assert len([p for p in pages if "/matches/" not in p]) == 3 + 4
+    assert len([p for p in pages if p.endswith("/index.html") and "/matches/" in p]) == len(MATCHES)
     for path, text in pages.items():
         try:
             document = parser.parse(text)
@@ -135,11 +139,13 @@ def test_every_link_is_relative_and_leads_to_a_file_of_the_site(league, tmp_path
 def test_a_match_page_shows_rounds_ledger_chain_and_charts(league, tmp_path):
     out = tmp_path / "site"
     build(league.store, out, now=START)
-    page = html_pages(out)[Paths.match("s1", "r1")]
+    summary = html_pages(out)[Paths.match("s1", "r1")]
+    assert '<section class="round"' not in summary and "rounds-3.html#round-11" in summary  # an index of the rounds
+    page = match_html(out, "s1", "r1")
     assert page.count('<section class="round"') == 11  # the preparation phase and rounds 1-10
-    assert 'id="round-11"' in page and "Result of r1" in page
+    assert 'id="round-11"' in page and "Result of Stationary Roulette r1" in page
     assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img"') == 2
-    assert "Alice: chips (season balance)" in page
+    assert "<bdi>Alice</bdi>: Chips (with the season balance after each)" in page
     chain = json.loads((out / Paths.chain("s1", "r1")).read_text())
     assert chain["match"] == "r1" and chain["events"] and chain["head"] == chain["events"][-1]["hash"]
     assert all(record["payload"] is not None for record in chain["events"])  # the match is over
@@ -186,7 +192,9 @@ def test_after_a_deadline_only_that_match_its_players_the_season_and_its_schedul
     with league.store.unit_of_work() as session:
         order = [key for (key,) in session.execute(select(Match.key).order_by(Match.starts_at, Match.key))]
     page = order.index("r2") // 2 + 1
-    assert changed == {
+    parts = {p for p in changed if "/matches/" in p and re.fullmatch(r"[a-z]+-\d+\.html", p.rpartition("/")[2])}
+    assert parts and all(path.startswith(Paths.match("s1", "r2", "")) for path in parts)  # r2's rounds, ledger...
+    assert changed - parts == {
         Paths.match("s1", "r2"),
         Paths.match_feed("s1", "r2"),
         Paths.chain("s1", "r2"),

@@ -16,6 +16,7 @@ from referee.cli import main
 from referee.store.models import Event, Match
 
 from ..service.harness import DAY, START, World
+from .match_files import match_html
 from ..service.test_match_by_mail import reply_for
 
 COMMITMENT = re.compile(r"^  ([0-9a-f]{64})$", re.M)
@@ -175,7 +176,7 @@ def test_a_finished_match_page_lists_the_seals_of_every_receipt_and_verify_check
     assert len(sealed) == 2 * 20  # each player: 10 roulettes and 10 bets
     site = tmp_path / "site"
     build(world.store, site, now=START + 12 * DAY)
-    page = (site / Paths.match("test", "m1")).read_text()
+    page = match_html(site, "test", "m1")
     listed = re.findall(r'<td><code class="hash">([0-9a-f]{64})</code></td>\s*<td><code class="check">', page)
     assert sorted(listed) == sorted(sealed)
     # the site's chains hold and agree with the database; an edited chain.json is found

@@ -92,7 +92,8 @@ def test_the_new_player_takes_the_seat_as_it_stands_and_plays_on(world):
     world.tick(START + 3 * HOUR)
     assert match(world).last_event_seq == before
     # carol plays the seat by replying to her handover mail
-    world.clients["carol"].reply(handover, ROULETTE.replace("Gold: 30", "Gold: 25").replace("Silver: 10", "Silver: 15"), START + 4 * HOUR)
+    revised = ROULETTE.replace("Gold: 30", "Gold: 25").replace("Silver: 10", "Silver: 15")
+    world.clients["carol"].reply(handover, revised, START + 4 * HOUR)
     world.tick(START + 4 * HOUR)
     assert match(world).last_event_seq == before + 1
     assert any("Gold: 25" in m.text for m in world.client("carol").all() if m is not handover)
