@@ -233,6 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--now", help="ISO 8601 instant of the command (default: the current time)")
     p.set_defaults(func="cmd_announce")
 
+    p = sub.add_parser("calendar", help="an .ics of every upcoming deadline of a player")
+    p.add_argument("player", help="the player's id")
+    p.add_argument("file", nargs="?", type=Path, help="where to write it (default: standard output)")
+    p.add_argument("--season", help="the season's id (needed when several are loaded)")
+    p.add_argument("--now", help="ISO 8601 instant of the command (default: the current time)")
+    p.set_defaults(func="cmd_calendar")
+
     p = sub.add_parser("replay", help="rebuild a match from its seed and events; is it what is stored?")
     p.add_argument("match", help="the match id")
     p.set_defaults(func="cmd_replay")

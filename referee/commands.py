@@ -248,6 +248,29 @@ def cmd_standings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calendar(args: argparse.Namespace) -> int:
+    """``referee calendar PLAYER [FILE]``: an .ics of every upcoming deadline of the player
+    (``referee.mail.calendar``), to FILE or standard output."""
+    from referee.mail.calendar import player_calendar
+    from referee.standings import one_season
+
+    now = parse_instant(args.now, "--now") if args.now else datetime.now(timezone.utc)
+    _config, store = open_store(args)
+    with store.unit_of_work() as session:
+        season = one_season(session, args.season)
+        try:
+            data = player_calendar(session, season.id, args.player, now)
+        except KeyError:
+            raise ConfigError(f"no player {args.player!r} in season {season.key}") from None
+    if args.file is None or str(args.file) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        Path(args.file).write_bytes(data)
+        print(f"{args.file}: the upcoming deadlines of {args.player}")
+    return 0
+
+
 def _controls(args: argparse.Namespace):
     """The organizer's controls on the configured store, and the instant of the command."""
     from referee.season.controls import Controls

@@ -375,6 +375,13 @@ class IndianPoker:
         command = "CHECK" if betting.to_call(state["betting"], player) == 0 else "CALL"
         return f"{command}\nStep: {step.title}\n"
 
+    def quick_answers(self, state: State, player: str) -> list[tuple[str, str]]:
+        """The step mail's one-tap answers (referee.games.quick): CALL (or CHECK), FOLD, RAISE 2."""
+        from referee.games.quick import betting_answers
+
+        form = self.form(state, player)
+        return betting_answers(form, betting.legal_actions(state["betting"], player) if form else None)
+
     # ----------------------------------------------------------------- moves
 
     def apply_move(self, state: State, player: str, move: Move) -> Applied:

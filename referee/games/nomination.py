@@ -334,6 +334,21 @@ class Nomination:
             return f"NOMINATE {first}\nStep: {step.title}\n"
         return f"USE COL\nStep: {step.title}\n"
 
+    def quick_answers(self, state: State, player: str) -> list[tuple[str, str]]:
+        """The step mail's one-tap answers (referee.games.quick): NOMINATE each player the EC
+        may nominate; USE COL and NO COL for the nominee."""
+        step = self.step(state)
+        if step is None or player not in step.players:
+            return []
+        if step.kind == "nominate":
+            open_to = self.open_to(state)
+            names = {p: state["names"][p] for p in open_to}
+            return [
+                (f"NOMINATE {state['names'][p]}", f"NOMINATE {written_name(names, p)}\nStep: {step.title}\n")
+                for p in open_to
+            ]
+        return [(c, f"{c}\nStep: {step.title}\n") for c in ("USE COL", "NO COL")]
+
     def standings(self, state: State) -> list[str]:
         names = state["names"]
         if state["phase"] == "over":

@@ -582,6 +582,14 @@ class RewindHoldem:
         table = state["table"]
         return f"CALL\nStep: {turn_title(table['round'], table['turn'])}\n"
 
+    def quick_answers(self, state: State, player: str) -> list[tuple[str, str]]:
+        """The step mail's one-tap answers (referee.games.quick): CALL (or CHECK), FOLD, RAISE 2."""
+        from referee.games.quick import betting_answers
+
+        form = self.form(state, player)
+        legal = betting.legal_actions(state["table"]["betting"], player) if form else None
+        return betting_answers(form, legal)
+
     # ----------------------------------------------------------------- moves
 
     def choices_text(self, state: State, player: str) -> str:

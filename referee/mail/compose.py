@@ -65,6 +65,7 @@ def compose(
     auto_submitted: str = "auto-generated",
     loop_value: str,
     extra_headers: Mapping[str, str] = {},
+    attachments: Sequence[tuple[str, str, str]] = (),
 ) -> bytes:
     """An RFC 5322 message, serialised for SMTP.
 
@@ -74,6 +75,10 @@ def compose(
     "auto-generated" otherwise. *extra_headers* may not replace a header set here.
     Ids that cannot be written (non-ASCII, spaces, over 250 characters) are left out, and
     the References chain is trimmed to one line (:func:`trim_references`).
+    *html*: an HTML alternative of *text* (``multipart/alternative``, the text first).
+    *attachments*: ``(content type, file name, text)`` parts after the body, e.g. a
+    deadline's ``application/ics`` event (the whole is then
+    ``multipart/mixed``: the body, then each attachment).
     """
     if date.tzinfo is None or date.utcoffset() is None:
         raise ValueError("date must be timezone-aware")
@@ -105,18 +110,37 @@ def compose(
 
     if html is None:
         cte = _cte(text)
-        headers += _part_headers("plain", text, cte)
+        content_headers = _part_headers("plain", text, cte)
         body = _encode_body(text, cte)
     else:
         seed = "\0".join((message_id, text, html)).encode("utf-8", "surrogatepass")
         boundary = "=_" + hashlib.sha256(seed).hexdigest()[:40]
-        headers.append(("Content-Type", f'multipart/alternative; boundary="{boundary}"'))
+        content_headers = [("Content-Type", f'multipart/alternative; boundary="{boundary}"')]
         parts = []
         for subtype, content in (("plain", text), ("html", html)):
             part_head = "".join(f"{name}: {value}{CRLF}" for name, value in _part_headers(subtype, content))
             # the CRLF before a boundary belongs to the boundary (RFC 2046 5.1.1)
             parts.append(f"--{boundary}{CRLF}{part_head}{CRLF}{_encode_body(content)}{CRLF}")
         body = "".join(parts) + f"--{boundary}--{CRLF}"
+    if attachments:
+        seed = "\0".join((message_id, body, *(a for att in attachments for a in att)))
+        outer = "=_m" + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+        inner_head = "".join(f"{name}: {value}{CRLF}" for name, value in content_headers)
+        parts = [f"--{outer}{CRLF}{inner_head}{CRLF}{body}{CRLF}"]
+        for content_type, filename, content in attachments:
+            if any(c in filename for c in '"\\\r\n') or not filename.isascii():
+                raise ValueError(f"attachment file name must be plain ASCII: {filename!r}")
+            cte = _cte(content)
+            charset = '; charset="utf-8"' if content_type.startswith("text/") else ""
+            part_head = (
+                f'Content-Type: {content_type}{charset}; name="{filename}"{CRLF}'
+                f'Content-Disposition: attachment; filename="{filename}"{CRLF}'
+                f"Content-Transfer-Encoding: {cte}{CRLF}"
+            )
+            parts.append(f"--{outer}{CRLF}{part_head}{CRLF}{_encode_body(content, cte)}{CRLF}")
+        body = "".join(parts) + f"--{outer}--{CRLF}"
+        content_headers = [("Content-Type", f'multipart/mixed; boundary="{outer}"')]
+    headers += content_headers
     head = "".join(f"{name}: {value}{CRLF}" for name, value in headers)
     return (head + CRLF + body).encode("ascii")
 

@@ -11,6 +11,7 @@ player without an address (one who sits only at silent seats) is never mailed.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Collection
 from datetime import datetime
 from typing import Any
@@ -21,8 +22,11 @@ from sqlalchemy.orm import Session
 from referee.config import ServiceConfig
 from referee.games import GAMES
 from referee.games.base import Step, open_steps
+from referee.games.quick import answers_of
 from referee.mail import tokens
+from referee.mail.calendar import Deadline, calendar, summary
 from referee.mail.compose import compose, make_message_id
+from referee.mail.html_mail import to_html
 from referee.mail.parse import Headers
 from referee.match import opensteps
 from referee.render import named, render_mail
@@ -33,6 +37,14 @@ from referee.timefmt import duration, local_time
 
 OUTBOX = Outbox.__table__
 SEASON_KINDS = ("main", "death")  # matches of the season frame whose end mails the standings
+# the organizer's words (``tell``) for a change that moves the deadlines: its mail carries the
+# moved deadline's calendar event again, SEQUENCE raised
+MOVED_DEADLINE = frozenset({"extended", "resumed"})
+ARCHIVE_LINE = "This match in the archive:"
+CALENDAR_TYPE = "application/ics"  # the deadline's event (an .ics file: METHOD:PUBLISH inside)
+# Unicode isolates (UAX #9): player-supplied text between them cannot reorder the rest of a line
+FSI, PDI = "\u2068", "\u2069"
+_BIDI_CLASSES = frozenset({"R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
 
 __all__ = ["Notices", "person"]
 
@@ -110,6 +122,7 @@ class Notices:
         game = GAMES[match.game]
         silent = set(game.game_type.silent_roles)
         roles = game.game_type.roles
+        extra = {k: isolate(v) if k.endswith(("name", "forfeiter")) else v for k, v in extra.items()}
         for seat in match.seats:
             role = roles[min(seat.position, len(roles) - 1)]
             if seat.player.email is None or role in silent or seat.player.key in skip:
@@ -137,8 +150,8 @@ class Notices:
             "substituted",
             about=about,
             skip=(new.key,),
-            old_name=old.name,
-            new_name=new.name,
+            old_name=isolate(old.name),
+            new_name=isolate(new.name),
             reason=reason,
         )
         game = GAMES[match.game]
@@ -153,7 +166,7 @@ class Notices:
                 "match": {"id": match.key, "title": game.title, "game": game.name, "season": match.season.name},
                 "what": "replaced",
                 "reason": reason,
-                "new_name": new.name,
+                "new_name": isolate(new.name),
                 "paused": None,
                 "by": None,
             },
@@ -172,7 +185,7 @@ class Notices:
             dedupe=f"handover:{match.key}:{match.last_event_seq}:{new.key}",
             at=at,
             extra={
-                "old_name": old.name,
+                "old_name": isolate(old.name),
                 "reason": reason,
                 "paused": match.status == "paused",
                 "death": match.kind == "death",
@@ -199,7 +212,9 @@ class Notices:
         if final:
             told = list(session.scalars(select(Player).where(Player.season_id == season.id).order_by(Player.id)))
             live = [r for r in table if r.eliminated_in is None]
-            why = f": {live[0].name} is the last live player" if len(live) == 1 else ": its last match has ended"
+            why = (
+                f": {isolate(live[0].name)} is the last live player" if len(live) == 1 else ": its last match has ended"
+            )
         else:
             told = [seat.player for seat in match.seats]
         listed = {r.player for r in table}
@@ -219,7 +234,7 @@ class Notices:
                     "why": why,
                     "ended": {"id": match.key, "title": GAMES[match.game].title, "kind": match.kind},
                     "news": news,
-                    "rows": [_standing(r, player.timezone) for r in table],
+                    "rows": [_standing(r, player.zone) for r in table],
                 },
             )
 
@@ -284,6 +299,19 @@ class Notices:
             context["error"] = {**error, "reason": named(error.get("reason"), context["names"])}
         game_name = match.game if match is not None else "common"
         rendered = render_mail(game_name, kind, context)
+        text, html, attachments = rendered.text, None, []
+        if match is not None and kind == "step":
+            text = self._with_archive_link(text, match)
+            answers = answers_of(GAMES[match.game], match.state, player.key) if context["form"] else []
+            html = to_html(
+                text, subject=rendered.subject, reply_to=context.get("reply_to"), answers=answers, form=context["form"]
+            )
+        if match is not None and (kind == "step" or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)):
+            ics = self._deadline_calendar(match, player, context, at)
+            if ics is not None:
+                # application/ics, not text/calendar: a client that quotes every text part of the
+                # mail it answers (mutt) would quote the event too, and the reader would not know it
+                attachments.append((CALENDAR_TYPE, "deadline.ics", ics))
         domain = self.config.mail.domain
         message_id = make_message_id(dedupe, domain)
         references: list[str] = []
@@ -310,13 +338,15 @@ class Notices:
             to_name=player.name,
             reply_to=context.get("reply_to"),
             subject=rendered.subject,
-            text=rendered.text,
+            text=text,
+            html=html,
             message_id=message_id,
             date=at,
             in_reply_to=in_reply_to,
             references=references,
             auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
             loop_value=self.loop_value,
+            attachments=attachments,
         )
         rows.add(  # a plain row, written with the batch (referee.store.rows)
             session,
@@ -335,6 +365,57 @@ class Notices:
                 form=context.get("form"),
             ),
         )
+
+    def match_url(self, match: Match) -> str | None:
+        """The match's page in the archive, when ``[archive] base_url`` says where it is published."""
+        archive = self.config.archive
+        if archive is None or not archive.base_url:
+            return None
+        from referee.archive.pages import segment
+
+        return f"{archive.base_url}seasons/{segment(match.season.key)}/matches/{segment(match.key)}/"
+
+    def _with_archive_link(self, text: str, match: Match) -> str:
+        """``text`` with the line that links the match's archive page last before the
+        signature (the address alone on its own line when the two do not fit in 78 columns)."""
+        url = self.match_url(match)
+        if url is None:
+            return text
+        line = f"{ARCHIVE_LINE} {url}"
+        if len(line) > 78:
+            line = f"{ARCHIVE_LINE}\n{url}"
+        body, sep, signature = text.partition("\n-- \n")
+        return body.rstrip("\n") + "\n\n" + line + "\n" + sep + signature
+
+    def _deadline_calendar(self, match: Match, player: Player, context: dict[str, Any], at: datetime) -> str | None:
+        """The iCalendar event (``referee.mail.calendar``) of the deadline the mail sets for
+        ``player``: of the step the mail is about, when the player acts in it and it has a
+        deadline still ahead; None otherwise."""
+        step = context.get("step")
+        if not step or not context.get("form"):
+            return None
+        listed = next((s for s in context["steps"] if s["key"] == step["key"]), None)
+        if listed is None or player.key not in listed["players"]:
+            return None
+        deadline = next((e.deadline for e in opensteps.listed(match) if e.key == step["key"]), None)
+        if deadline is None or deadline <= at:
+            return None
+        game = GAMES[match.game]
+        event = Deadline(
+            season=match.season.key,
+            match=match.key,
+            step=step["key"],
+            player=player.key,
+            at=deadline,
+            summary=summary(game.title, match.key, step["title"] or step["key"]),
+            description=(
+                f"Send your move for {step['title'] or step['key']} of {game.title} match {match.key} "
+                f"by mail to {context.get('reply_to') or self.config.mail.address}."
+            ),
+            url=self.match_url(match),
+            sequence=match.last_event_seq,
+        )
+        return calendar([event], player.zone, stamp=at)
 
     def mail_organizer(
         self,
@@ -423,7 +504,7 @@ class Notices:
         step = opensteps.step_for(steps, player.key, match.step_key, about)
         deadlines = {e.key: e.deadline for e in opensteps.listed(match)}
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
-        names = {s.player.key: s.player.name for s in match.seats}
+        names = {s.player.key: isolate(s.player.name) for s in match.seats}
         result = match.result if match.status == "finished" else None
         if result is not None:  # the engines word the reason with keys; a mail names the players
             result = {**result, "reason": named(result.get("reason"), names)}
@@ -435,14 +516,14 @@ class Notices:
                 "view": game.view(state, player.key) if state is not None else None,
                 "form": game.form(state, player.key) if step is not None else None,
                 "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
-                "deadline": _local(deadlines.get(step.key), player.timezone) if step else None,
+                "deadline": _local(deadlines.get(step.key), player.zone) if step else None,
                 "steps": [
                     {
                         "key": s.key,
                         "kind": s.kind,
                         "title": s.title,
                         "players": list(s.players),
-                        "deadline": _local(deadlines.get(s.key), player.timezone),
+                        "deadline": _local(deadlines.get(s.key), player.zone),
                     }
                     for s in steps
                 ],
@@ -458,16 +539,16 @@ class Notices:
 
 def _season_news(match: Match) -> list[str]:
     """What the end of a match of the season frame brought, in words (names, never ids)."""
-    names = {seat.player.key: seat.player.name for seat in match.seats}
+    names = {seat.player.key: isolate(seat.player.name) for seat in match.seats}
     result = match.result or {}
     news = [named(result.get("reason"), names)] if result.get("reason") else []
     if match.status == "cancelled":
         news.append("The organizer cancelled it: it has no result.")
     for seat in match.seats:
         if seat.player.eliminated_in == match.key:
-            news.append(f"{seat.player.name} lost this death match and is eliminated from the season.")
+            news.append(f"{isolate(seat.player.name)} lost this death match and is eliminated from the season.")
     for follower in match.followers:
-        seats = [seat.player.name for seat in follower.seats]
+        seats = [isolate(seat.player.name) for seat in follower.seats]
         if follower.kind == "nomination" and seats:
             news.append(f"{seats[0]} is the EC (elimination candidate) and is asked to nominate a DMO by mail.")
         elif follower.kind == "death" and len(seats) >= 2:
@@ -487,7 +568,7 @@ def _standing(row: Any, tz: str) -> dict[str, Any]:
         out = local_time(_dt.fromisoformat(row.eliminated_at.replace("Z", "+00:00")), tz)
     return {
         "rank": row.rank,
-        "name": row.name,
+        "name": isolate(row.name),
         "vp": f"{row.victory_points:g}",
         "chips": row.chips,
         "garnets": row.garnets,
@@ -501,12 +582,12 @@ def _standing(row: Any, tz: str) -> dict[str, Any]:
 def _following(match: Match, player: Player) -> dict[str, Any]:
     """A match the season created to follow another, as a mail to ``player`` tells of it
     (``against``: the other players of its first two seats, the EC's and the DMO's)."""
-    others = [seat.player.name for seat in match.seats[:2] if seat.player_id != player.id]
+    others = [isolate(seat.player.name) for seat in match.seats[:2] if seat.player_id != player.id]
     return {
         "id": match.key,
         "title": GAMES[match.game].title,
         "kind": match.kind,
-        "starts": local_time(match.starts_at, player.timezone),
+        "starts": local_time(match.starts_at, player.zone),
         "against": " and ".join(others),
     }
 
@@ -525,7 +606,26 @@ def _revealed(match: Match, player: str) -> dict[str, Any] | None:
 
 def person(player: Player) -> dict[str, str | None]:
     """A player as the templates see them; ``email`` is None for a player without an address."""
-    return {"id": player.key, "name": player.name, "email": player.email, "timezone": player.timezone}
+    return {"id": player.key, "name": isolate(player.name), "email": player.email, "timezone": player.zone}
+
+
+def isolate(text: Any) -> Any:
+    """Player-supplied text (a name) as a mail shows it: between FIRST STRONG ISOLATE and
+    POP DIRECTIONAL ISOLATE when it holds a right-to-left letter or a directional control, so
+    that it cannot reverse the rest of its line (UAX #9); a stray PDI of its own, which would
+    close the isolate early, is dropped. Left-to-right text is left as it is."""
+    if not isinstance(text, str) or not text or not any(unicodedata.bidirectional(ch) in _BIDI_CLASSES for ch in text):
+        return text
+    depth, kept = 0, []
+    for ch in text:
+        if ch in "\u2066\u2067\u2068":  # LRI, RLI, FSI
+            depth += 1
+        elif ch == PDI:
+            if depth == 0:
+                continue
+            depth -= 1
+        kept.append(ch)
+    return FSI + "".join(kept) + PDI
 
 
 def _outbox_row(

@@ -635,3 +635,69 @@ def table(results: list[Result]) -> str:
         for r in bad:
             lines.append(f"  {r.outcome}: {r.case.id}{' (real)' if r.case.real else ''}: {r.detail}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- one-tap answers (issue 22)
+
+
+def button_replies(raw: bytes, *, from_addr: str, name: str, at: datetime) -> list[tuple[str, str, bytes]]:
+    """The replies the HTML part's ``mailto:`` buttons of our mail ``raw`` produce, as a mail
+    client sends them: to the button's address, with its subject, the body exactly the
+    button's text (no quote, no In-Reply-To: a new mail): (label, text, raw reply) each."""
+    import email as email_module
+    import email.policy as email_policy
+    import re as re_module
+    from email.message import EmailMessage
+    from email.utils import format_datetime, formataddr, make_msgid
+    from html import unescape
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    msg = email_module.message_from_bytes(raw, policy=email_policy.default)
+    part = msg.get_body(preferencelist=("html",))
+    if part is None:
+        return []
+    out = []
+    for href, label in re_module.findall(r'<a href="(mailto:[^"]+)"[^>]*>([^<]*)</a>', part.get_content()):
+        url = urlsplit(unescape(href))
+        query = parse_qs(url.query, keep_blank_values=True)
+        text = query["body"][0].replace("\r\n", "\n")
+        reply = EmailMessage()
+        reply["From"] = formataddr((name, from_addr))
+        reply["To"] = unquote(url.path)
+        reply["Subject"] = query["subject"][0]
+        reply["Date"] = format_datetime(at)
+        reply["Message-ID"] = make_msgid(domain="example.test")
+        reply.set_content(text)
+        out.append((unescape(label), text, reply.as_bytes()))
+    return out
+
+
+def run_buttons(games: tuple[str, ...] = GAME_NAMES) -> list[Result]:
+    """Every button of the actor's step mail, in every game, sent as its reply and judged:
+    the move the button's text means must be recorded."""
+    results: list[Result] = []
+    scratch = "/dev/shm" if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="buttons-", dir=scratch) as tmp:
+        for game in games:
+            season = Season(SPECS[game], "NFC", Path(tmp) / game)
+            try:
+                for mail_kind in ("step",):
+                    mail = season.mails[mail_kind]
+                    replies = button_replies(mail.raw, from_addr="alice@example.test", name=ACTOR_NAME, at=mail.at)
+                    if not replies:
+                        results.append(Result(Case(game, "mailto-button", "A", "NFC", mail_kind), REFUSED, "no button"))
+                    for label, text, raw in replies:
+                        case = Case(game, f"mailto-button:{label}", "A", "NFC", mail_kind)
+                        status, got, _errors = season.judge(mail, raw)
+                        got = _canon(got)
+                        expected = _moves(season.game, mail.state, text)
+                        if got and got == expected:
+                            outcome, detail = RIGHT, ""
+                        elif got:
+                            outcome, detail = WRONG, f"recorded {got}, meant {expected}"
+                        else:
+                            outcome, detail = REFUSED, status
+                        results.append(Result(case, outcome, detail, status=status, got=got, expected=expected))
+            finally:
+                season.close()
+    return results

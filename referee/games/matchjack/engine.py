@@ -995,6 +995,26 @@ class MatchJack:
             return ""
         return f"{grammar.command_text(move)}\nStep: {step.title}\n"
 
+    def quick_answers(self, state: State, player: str) -> list[tuple[str, str]]:
+        """The step mail's one-tap answers (referee.games.quick): STAY / FOLD in the stay step,
+        the form's command, FOLD and RAISE 2 in a betting turn, the form's command, HIT and
+        DRAW 1 in an action turn (those the rules refuse now are left out by the caller)."""
+        from referee.games.quick import with_step
+
+        form = self.form(state, player)
+        if not form:
+            return []
+        first = form.split("\n", 1)[0].strip()
+        step = _player_step(state, player)
+        kind = step.kind if step is not None else ""
+        if kind == "stay":
+            commands = ["STAY", "FOLD", first]
+        elif kind == "bet":
+            commands = [first, "CALL", "FOLD", "RAISE 2"]
+        else:
+            commands = [first, "HIT", "DRAW 1"]
+        return [(c, with_step(form, c)) for c in dict.fromkeys(commands)]
+
     def _default_move(self, state: State, player: str) -> Move | None:
         step = _player_step(state, player) if player in state["players"] else None
         if step is None:
