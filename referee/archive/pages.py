@@ -131,6 +131,11 @@ class Paths:
         return cls.in_season(season, f"players/{segment(player)}.html")
 
     @classmethod
+    def player_calendar(cls, season: str, player: str) -> str:
+        """The player's upcoming deadlines as an iCalendar file (referee.mail.calendar)."""
+        return cls.in_season(season, f"players/{segment(player)}.ics")
+
+    @classmethod
     def match(cls, season: str, match: str, name: str = "index.html") -> str:
         return cls.in_season(season, f"matches/{segment(match)}/{name}")
 
@@ -180,6 +185,9 @@ class Links:
 
     def player(self, key: str) -> str:
         return self.to(Paths.player(self._season, key))
+
+    def player_calendar(self, key: str) -> str:
+        return self.to(Paths.player_calendar(self._season, key))
 
     def match(self, key: str) -> str:
         return self.to(Paths.match(self._season, key))

@@ -50,6 +50,7 @@ import orjson
 from sqlalchemy import create_engine, event
 from sqlalchemy.orm import Session
 
+from referee.mail.calendar import player_calendar
 from referee.archive import feeds, model, pages
 from referee.archive.model import MatchRounds, MatchStamp, SeasonData, SeasonHeader, SeasonLedger
 from referee.archive.pages import Paths
@@ -277,7 +278,8 @@ class _Build:
                 for player in s.players:
                     played[player].append(s.fingerprint)
             for player, _, _ in header.players:
-                yield Job("player", (Paths.player(header.key, player),), digest(season, played[player]), header, player)
+                files = (Paths.player(header.key, player), Paths.player_calendar(header.key, player))
+                yield Job("player", files, digest(season, played[player]), header, player)
             for s in stamps:
                 files = (
                     Paths.match(header.key, s.key),
@@ -361,6 +363,10 @@ class _Build:
             chunk = jobs[start : start + 200]
             for job, page in zip(chunk, model.player_pages(self.session, data, [j.key for j in chunk]), strict=True):
                 self.write(job.files[0], pages.render_player(page))
+                # the open deadlines as a calendar to subscribe to; stamped with the season's
+                # creation, so that it depends on the database only (as every page does)
+                ics = player_calendar(self.session, data.header.id, job.key, data.header.created_at)
+                self.write(job.files[1], ics)
 
     def _render_match(self, jobs: list[Job], _stamps: list[MatchStamp]) -> None:
         header = jobs[0].season

@@ -199,7 +199,9 @@ def test_after_a_deadline_only_that_match_its_players_the_season_and_its_schedul
         Paths.match_feed("s1", "r2"),
         Paths.chain("s1", "r2"),
         Paths.player("s1", "bob"),
+        Paths.player_calendar("s1", "bob"),  # r2's deadline left their calendars
         Paths.player("s1", "dave"),
+        Paths.player_calendar("s1", "dave"),
         Paths.season("s1"),
         Paths.season_feed("s1"),
         Paths.schedule("s1", page),
@@ -324,3 +326,22 @@ def test_a_players_page_shows_each_deadline_in_utc_and_in_the_players_zone(leagu
     assert "Deadline (America/New_York)" in page
     assert local_time(deadline, "UTC") in page and local_time(deadline, "America/New_York") in page
     assert "EST (" in local_time(deadline, "America/New_York")
+
+
+def test_each_player_has_a_calendar_of_their_open_deadlines(league, tmp_path):
+    """issue 22: a per-player .ics of the open deadlines, linked from the player's page."""
+    import icalendar
+
+    out = tmp_path / "site"
+    build(league.store, out, now=START)
+    found = 0
+    for ics in sorted((out / "seasons" / "s1" / "players").glob("*.ics")):
+        calendar = icalendar.Calendar.from_ical(ics.read_bytes())
+        assert str(calendar["METHOD"]) == "PUBLISH"
+        events = list(calendar.walk("VEVENT"))
+        assert len({str(e["UID"]) for e in events}) == len(events)
+        assert all(str(e["SUMMARY"]).startswith("Deadline") for e in events)
+        found += len(events)
+        page = (ics.with_suffix(".html")).read_text()
+        assert f'href="{ics.name}"' in page
+    assert found, "no open deadline in any player's calendar"
