@@ -83,3 +83,13 @@ def run_from(folder, code: str) -> str:
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+def test_wheel_ships_every_module(wheel):
+    """Every module of the source tree is in the wheel (the package list is kept by hand)."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for root in ("referee", "scheduler"):
+        for path in (ROOT / root).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue  # checked above, with the templates
+            assert path.relative_to(ROOT).as_posix() in names, f"{path.relative_to(ROOT)} is not in the wheel"
