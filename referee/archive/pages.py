@@ -107,6 +107,7 @@ class Paths:
     """Where each file of the site lives, relative to the site's folder (POSIX)."""
 
     INDEX = "index.html"
+    GUIDE = "players.html"  # "For players": how to play by mail
     STYLE = "style.css"
     MANIFEST = ".archive.json"
 
@@ -170,6 +171,9 @@ class Links:
 
     def index(self) -> str:
         return self.to(Paths.INDEX)
+
+    def guide(self) -> str:
+        return self.to(Paths.GUIDE)
 
     def style(self) -> str:
         return self.to(Paths.STYLE)
@@ -366,6 +370,11 @@ def _render(template: str, links: Links, **context: Any) -> bytes:
 
 def render_style() -> bytes:
     return site_environment().get_template("archive/style.css").render().encode("utf-8")
+
+
+def render_guide() -> bytes:
+    """ "For players": how to play by mail (the same for every site)."""
+    return _render("archive/guide.html", Links(Paths.GUIDE))
 
 
 def render_index(seasons: Sequence[tuple[SeasonHeader, int]]) -> bytes:

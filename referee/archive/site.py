@@ -261,7 +261,7 @@ class _Build:
 
     def plan(self, base: str, headers: Sequence[SeasonHeader], by_season: dict[int, list[MatchStamp]]) -> Iterator[Job]:
         """Every file of the site, with the fingerprint of its inputs."""
-        yield Job("static", (Paths.STYLE,), digest(base, "style"))
+        yield Job("static", (Paths.STYLE, Paths.GUIDE), digest(base, "style"))
         seasons = [(h, len(by_season.get(h.id, ()))) for h in headers]
         yield Job("index", (Paths.INDEX,), digest(base, [(header_digest(h), n) for h, n in seasons]), key=seasons)
         for header in headers:
@@ -324,6 +324,7 @@ class _Build:
 
     def _render_static(self, jobs: list[Job], _stamps: list[MatchStamp]) -> None:
         self.write(Paths.STYLE, pages.render_style())
+        self.write(Paths.GUIDE, pages.render_guide())
 
     def _render_index(self, jobs: list[Job], _stamps: list[MatchStamp]) -> None:
         self.write(Paths.INDEX, pages.render_index(jobs[0].key))

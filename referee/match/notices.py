@@ -41,6 +41,7 @@ SEASON_KINDS = ("main", "death")  # matches of the season frame whose end mails 
 # moved deadline's calendar event again, SEQUENCE raised
 MOVED_DEADLINE = frozenset({"extended", "resumed"})
 ARCHIVE_LINE = "This match in the archive:"
+GUIDE_LINE = "How to play by mail, and the archive:"
 CALENDAR_TYPE = "application/ics"  # the deadline's event (an .ics file: METHOD:PUBLISH inside)
 # Unicode isolates (UAX #9): player-supplied text between them cannot reorder the rest of a line
 FSI, PDI = "\u2068", "\u2069"
@@ -306,6 +307,8 @@ class Notices:
             html = to_html(
                 text, subject=rendered.subject, reply_to=context.get("reply_to"), answers=answers, form=context["form"]
             )
+        else:  # every other mail links the archive's "For players" page (how to play by mail)
+            text = self._with_guide_link(text)
         if match is not None and (kind == "step" or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)):
             ics = self._deadline_calendar(match, player, context, at)
             if ics is not None:
@@ -375,17 +378,23 @@ class Notices:
 
         return f"{archive.base_url}seasons/{segment(match.season.key)}/matches/{segment(match.key)}/"
 
+    def _with_guide_link(self, text: str) -> str:
+        """``text`` with a line that links the archive's "For players" page (from which every
+        page of the archive is a click away), when ``[archive] base_url`` is set."""
+        archive = self.config.archive
+        if archive is None or not archive.base_url:
+            return text
+        from referee.archive.pages import Paths
+
+        return _last_line(text, GUIDE_LINE, f"{archive.base_url}{Paths.GUIDE}")
+
     def _with_archive_link(self, text: str, match: Match) -> str:
         """``text`` with the line that links the match's archive page last before the
         signature (the address alone on its own line when the two do not fit in 78 columns)."""
         url = self.match_url(match)
         if url is None:
             return text
-        line = f"{ARCHIVE_LINE} {url}"
-        if len(line) > 78:
-            line = f"{ARCHIVE_LINE}\n{url}"
-        body, sep, signature = text.partition("\n-- \n")
-        return body.rstrip("\n") + "\n\n" + line + "\n" + sep + signature
+        return _last_line(text, ARCHIVE_LINE, url)
 
     def _deadline_calendar(self, match: Match, player: Player, context: dict[str, Any], at: datetime) -> str | None:
         """The iCalendar event (``referee.mail.calendar``) of the deadline the mail sets for
@@ -661,3 +670,13 @@ def _outbox_row(
         "last_error": None,
         "sent_at": None,
     }
+
+
+def _last_line(text: str, label: str, url: str) -> str:
+    """``text`` with ``label url`` as its last paragraph before the signature (the address
+    alone on its own line when the two do not fit in 78 columns)."""
+    line = f"{label} {url}"
+    if len(line) > 78:
+        line = f"{label}\n{url}"
+    body, sep, signature = text.partition("\n-- \n")
+    return body.rstrip("\n") + "\n\n" + line + "\n" + sep + signature

@@ -68,8 +68,9 @@ def test_every_page_is_valid_html5_and_every_file_readable(league, tmp_path):
     assert report.written == len(everything) - 1  # all but the manifest
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     pages = html_pages(out)
-    # the index, the season, its schedule, 4 players, the matches (and their rounds', ledger's... pages)
-    assert len([p for p in pages if "/matches/" not in p]) == 3 + 4
+    # the index, "For players", the season, its schedule, 4 players, the matches (and their
+    # rounds', ledger's... pages)
+    assert len([p for p in pages if "/matches/" not in p]) == 4 + 4
     assert len([p for p in pages if p.endswith("/index.html") and "/matches/" in p]) == len(MATCHES)
     for path, text in pages.items():
         try:
@@ -102,7 +103,7 @@ def test_no_page_holds_an_address_or_unescaped_markup(league, tmp_path):
         assert "<script" not in text and "<b>" not in text, path
     pages = html_pages(out)
     for path, text in pages.items():
-        assert escaped_season in text, path
+        assert escaped_season in text or path == Paths.GUIDE, path  # "For players" names no season
     carol = [Paths.season("s1"), Paths.schedule("s1", 1), Paths.player("s1", "carol")]
     carol += [Paths.match("s1", key) for key in ("r1", "p2", "h1", "h2")]
     for path in carol:
@@ -345,3 +346,17 @@ def test_each_player_has_a_calendar_of_their_open_deadlines(league, tmp_path):
         page = (ics.with_suffix(".html")).read_text()
         assert f'href="{ics.name}"' in page
     assert found, "no open deadline in any player's calendar"
+
+
+def test_the_page_for_players_is_linked_from_every_page_and_lists_every_command(league, tmp_path):
+    """issue 22: "For players" is a click away from every page (and mails link it); every
+    command docs/players.md lists is on it (so the two cannot drift apart)."""
+    out = tmp_path / "site"
+    build(league.store, out, now=START)
+    guide = (out / Paths.GUIDE).read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "players.md").read_text()
+    commands = re.findall(r"^\| `([A-Z]+)", doc, re.MULTILINE)
+    assert {"HELP", "STATUS", "STANDINGS", "HISTORY", "TIMEZONE", "RESIGN"} <= set(commands)
+    assert all(f"<code>{c}" in guide for c in commands), commands
+    for page in out.rglob("*.html"):
+        assert "For players: how to play by mail" in page.read_text(), page

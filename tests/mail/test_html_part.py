@@ -245,3 +245,16 @@ def _config():  # type: ignore[no-untyped-def]
         '[mail]\naddress = "referee@example.test"\ninbox = "inbox"\noutbox = "outbox"\n'
     )
     return load_service_config(folder / "referee.toml")
+
+
+def test_other_mails_link_the_archive_s_page_for_players_when_it_has_a_base_url():
+    import dataclasses
+
+    from referee.config import ArchiveSettings
+    from referee.match.notices import GUIDE_LINE, Notices
+
+    text = "Dear Ann,\n\nNews.\n\n-- \nThe referee (an automated service)\n"
+    assert Notices(_config())._with_guide_link(text) == text  # no base_url: no line
+    config = dataclasses.replace(_config(), archive=ArchiveSettings(dir=Path("site"), base_url="https://e.org/a/"))
+    linked = Notices(config)._with_guide_link(text)
+    assert f"{GUIDE_LINE} https://e.org/a/players.html\n\n-- \n" in linked
