@@ -20,8 +20,6 @@ query the incremental build compares with its manifest; the season's aggregates
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +30,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, defer, selectinload
 
 from referee.archive.chain import public_events
+from referee.bidi import FSI, PDI, isolate_names
 from referee.archive.rounds import Round, match_rounds, public_view
 from referee.config import seat_role, silent_roles
 from referee.games import GAMES
@@ -89,28 +88,8 @@ ACCOUNTS = {
 OUTCOMES = ("win", "draw", "loss")
 
 
-FSI, PDI = "\u2068", "\u2069"  # Unicode's first strong isolate and its pop
-
-
-_TURNING = frozenset({"R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
-
-
-def _turns(name: str) -> bool:
-    """Does ``name`` hold a right-to-left letter or a directional control?"""
-    return any(unicodedata.bidirectional(ch) in _TURNING for ch in name)
-
-
-def isolate(text: str, names: Iterable[str]) -> str:
-    """``text`` with every one of ``names`` (player-supplied: a player's or a season's name)
-    wrapped in Unicode isolates (U+2068 ... U+2069), so a right-to-left override in a name
-    cannot reverse the rest of the line in a feed reader. Longer names first, so a name
-    inside another is not isolated twice. Only a name that can turn a line around (a
-    right-to-left letter or a directional control in it) is wrapped: the others read the
-    same either way, and stay as they are."""
-    wanted = sorted({n for n in names if n and _turns(n)}, key=len, reverse=True)
-    if not wanted or not text:
-        return text
-    return re.sub("|".join(re.escape(n) for n in wanted), lambda m: FSI + m.group(0) + PDI, text)
+# player-supplied text isolated (referee.bidi): names in feeds, chart labels
+isolate = isolate_names
 
 
 # ---------------------------------------------------------------------------- the light rows

@@ -11,7 +11,6 @@ player without an address (one who sits only at silent seats) is never mailed.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Collection
 from datetime import datetime
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from referee.bidi import isolate, isolate_names, turns
 from referee.config import ServiceConfig
 from referee.games import GAMES
 from referee.games.base import Step, open_steps
@@ -44,8 +44,6 @@ ARCHIVE_LINE = "This match in the archive:"
 GUIDE_LINE = "How to play by mail, and the archive:"
 CALENDAR_TYPE = "application/ics"  # the deadline's event (an .ics file: METHOD:PUBLISH inside)
 # Unicode isolates (UAX #9): player-supplied text between them cannot reorder the rest of a line
-FSI, PDI = "\u2068", "\u2069"
-_BIDI_CLASSES = frozenset({"R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
 
 __all__ = ["Notices", "person"]
 
@@ -301,11 +299,14 @@ class Notices:
         game_name = match.game if match is not None else "common"
         rendered = render_mail(game_name, kind, context)
         text, html, attachments = rendered.text, None, []
+        subject = rendered.subject
+        if match is not None:  # names a game's own view writes as they are: isolated here too
+            text, subject = _isolated(text, subject, [s.player.name for s in match.seats], context.get("form"))
         if match is not None and kind == "step":
             text = self._with_archive_link(text, match)
             answers = answers_of(GAMES[match.game], match.state, player.key) if context["form"] else []
             html = to_html(
-                text, subject=rendered.subject, reply_to=context.get("reply_to"), answers=answers, form=context["form"]
+                text, subject=subject, reply_to=context.get("reply_to"), answers=answers, form=context["form"]
             )
         else:  # every other mail links the archive's "For players" page (how to play by mail)
             text = self._with_guide_link(text)
@@ -340,7 +341,7 @@ class Notices:
             to_addr=player.email,
             to_name=player.name,
             reply_to=context.get("reply_to"),
-            subject=rendered.subject,
+            subject=subject,
             text=text,
             html=html,
             message_id=message_id,
@@ -618,25 +619,6 @@ def person(player: Player) -> dict[str, str | None]:
     return {"id": player.key, "name": isolate(player.name), "email": player.email, "timezone": player.zone}
 
 
-def isolate(text: Any) -> Any:
-    """Player-supplied text (a name) as a mail shows it: between FIRST STRONG ISOLATE and
-    POP DIRECTIONAL ISOLATE when it holds a right-to-left letter or a directional control, so
-    that it cannot reverse the rest of its line (UAX #9); a stray PDI of its own, which would
-    close the isolate early, is dropped. Left-to-right text is left as it is."""
-    if not isinstance(text, str) or not text or not any(unicodedata.bidirectional(ch) in _BIDI_CLASSES for ch in text):
-        return text
-    depth, kept = 0, []
-    for ch in text:
-        if ch in "\u2066\u2067\u2068":  # LRI, RLI, FSI
-            depth += 1
-        elif ch == PDI:
-            if depth == 0:
-                continue
-            depth -= 1
-        kept.append(ch)
-    return FSI + "".join(kept) + PDI
-
-
 def _outbox_row(
     dedupe: str,
     message_id: str,
@@ -680,3 +662,14 @@ def _last_line(text: str, label: str, url: str) -> str:
         line = f"{label}\n{url}"
     body, sep, signature = text.partition("\n-- \n")
     return body.rstrip("\n") + "\n\n" + line + "\n" + sep + signature
+
+
+def _isolated(text: str, subject: str, names: list[str], form: str | None) -> tuple[str, str]:
+    """``text`` and ``subject`` with every name that can turn a line around isolated
+    (:func:`referee.bidi.isolate_names`), but in the lines of the form, which the player
+    sends back and the grammar reads as written."""
+    if not any(turns(name) for name in names):
+        return text, subject
+    keep = {line.strip() for line in (form or "").splitlines() if line.strip()}
+    lines = [line if line.strip() in keep else isolate_names(line, names) for line in text.split("\n")]
+    return "\n".join(lines), isolate_names(subject, names)

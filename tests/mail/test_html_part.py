@@ -24,7 +24,7 @@ from sqlalchemy import select
 from referee.games import GAMES
 from referee.games.quick import answers_of
 from referee.mail.html_mail import to_html
-from referee.match.notices import isolate
+from referee.bidi import isolate
 from referee.store.models import Match, Outbox
 from tests.replies import corpus as C
 from tests.service.harness import START, World
@@ -258,3 +258,19 @@ def test_other_mails_link_the_archive_s_page_for_players_when_it_has_a_base_url(
     config = dataclasses.replace(_config(), archive=ArchiveSettings(dir=Path("site"), base_url="https://e.org/a/"))
     linked = Notices(config)._with_guide_link(text)
     assert f"{GUIDE_LINE} https://e.org/a/players.html\n\n-- \n" in linked
+
+
+def test_every_name_a_game_s_view_writes_is_isolated_too_but_in_the_form():
+    """A game's own view (MatchJack's, Betting Minority's, the nomination's) names players as
+    they are: the mail isolates every occurrence of a name that can turn a line around, once,
+    and leaves the form's lines (which the player sends back) as written."""
+    from referee.bidi import FSI, PDI, isolate_names
+    from referee.match.notices import _isolated
+
+    evil = "Bob \u202eevil"
+    text = f"Dear Ann,\n\n{evil} stays; {FSI}{evil}{PDI} too.\nNOMINATE {evil}\n"
+    out, subject = _isolated(text, f"{evil}'s turn", ["Ann", evil], form=f"NOMINATE {evil}\n")
+    assert out.count(FSI + evil + PDI) == 2 and FSI + FSI not in out
+    assert out.endswith(f"\nNOMINATE {evil}\n")  # the form's line as written
+    assert subject == f"{FSI}{evil}{PDI}'s turn"
+    assert isolate_names("Ann and Dana", ["Ann", "Dana"]) == "Ann and Dana"  # left-to-right: unchanged
