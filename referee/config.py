@@ -91,6 +91,18 @@ def _str(data: dict[str, Any], key: str, where: str, default: str | None = None)
     return value.strip()
 
 
+NAME_MAX = 200  # a season's or a player's name (the database column: referee.store.models)
+EMAIL_MAX = 320  # RFC 5321's longest address (the column too)
+
+
+def _name(data: dict[str, Any], key: str, where: str, default: str) -> str:
+    """A display name: a non-empty string of at most :data:`NAME_MAX` characters."""
+    value = _str(data, key, where, default)
+    if len(value) > NAME_MAX:
+        raise ConfigError(f"{where}: {key!r} is {len(value)} characters long; at most {NAME_MAX} fit: shorten it")
+    return value
+
+
 def _bool(data: dict[str, Any], key: str, where: str, default: bool) -> bool:
     value = data.get(key, default)
     if not isinstance(value, bool):
@@ -729,10 +741,11 @@ def load_season(path: Path) -> SeasonSpec:
     path = Path(path)
     data = read_toml(path)
     try:
-        lines = match_lines(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        lines, players = match_lines(text), table_lines(text, "players")
     except (OSError, UnicodeDecodeError):
-        lines = []
-    return parse_season(data, str(path), lines=lines)
+        lines, players = [], []
+    return parse_season(data, str(path), lines=lines, player_lines=players)
 
 
 _MATCHES_HEADER = re.compile(r"^\s*\[\[\s*matches\s*\]\]\s*(?:#.*)?$")
@@ -742,7 +755,13 @@ def match_lines(text: str) -> list[int]:
     """The line number (1-based) of each ``[[matches]]`` header of a season file, in order,
     so that a problem found in the i-th match names its line. A header inside a multi-line
     string is not told apart (the numbers are for people, never for reading the file)."""
-    return [n for n, line in enumerate(text.splitlines(), 1) if _MATCHES_HEADER.match(line)]
+    return table_lines(text, "matches")
+
+
+def table_lines(text: str, table: str) -> list[int]:
+    """The line number (1-based) of each ``[[<table>]]`` header, as :func:`match_lines`."""
+    header = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]\s*(?:#.*)?$")
+    return [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
 
 
 def check_start(game: Any, spec: MatchSpec, names: dict[str, str], chips: int, garnets: int, where: str) -> None:
@@ -992,9 +1011,12 @@ def game_timing(
     return steps, reminders
 
 
-def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = None) -> SeasonSpec:
+def parse_season(
+    data: dict[str, Any], where: str, *, lines: list[int] | None = None, player_lines: list[int] | None = None
+) -> SeasonSpec:
     """A season file's content (``data``, read from ``where``) checked and read; ``lines``: the
-    line of each ``[[matches]]`` header (:func:`match_lines`), named in a match's problems."""
+    line of each ``[[matches]]`` header (:func:`match_lines`), named in a match's problems;
+    ``player_lines`` likewise of each ``[[players]]`` header."""
     from referee.games import GAMES, playable  # the engines are loaded by the commands that read seasons
 
     _unknown(data, {"season", "games", "players", "matches"}, where)
@@ -1033,14 +1055,15 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
     seen_keys: set[str] = set()
     seen_emails: set[str] = set()
     for i, p in enumerate(raw_players, 1):
-        pwhere = f"{where} [[players]] #{i}"
+        at = f":{player_lines[i - 1]}" if player_lines and i <= len(player_lines) else ""  # its header's line
+        pwhere = f"{where}{at} [[players]] #{i}"
         if not isinstance(p, dict):
             raise ConfigError(f"{pwhere}: must be a table")
         _unknown(p, {"id", "name", "email", "timezone"}, pwhere)
         pkey = _str(p, "id", pwhere)
         if not _KEY.match(pkey) or pkey in RESERVED_ACCOUNTS:
             raise ConfigError(f"{pwhere}: id {pkey!r} must use letters, digits, '.', '_', '-' and not be LGT or SEASON")
-        pwhere = f"{where} player {pkey!r}"
+        pwhere = f"{where}{at} player {pkey!r}"
         if pkey in seen_keys:
             raise ConfigError(f"{pwhere}: the id is used twice")
         # no email: a player without an address, who may sit only at silent seats (checked
@@ -1049,6 +1072,8 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
         if email is not None:
             if not _EMAIL.match(email):
                 raise ConfigError(f"{pwhere}: {email!r} is not an email address")
+            if len(email) > EMAIL_MAX:
+                raise ConfigError(f"{pwhere}: the email address is {len(email)} characters long; at most {EMAIL_MAX}")
             if email in seen_emails:
                 raise ConfigError(f"{pwhere}: email {email!r} is used by another player")
             seen_emails.add(email)
@@ -1056,7 +1081,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
         players.append(
             PlayerSpec(
                 key=pkey,
-                name=_str(p, "name", pwhere, pkey),
+                name=_name(p, "name", pwhere, pkey),
                 email=email,
                 timezone=check_timezone(p.get("timezone", "UTC"), f"{pwhere} timezone"),
             )
@@ -1145,7 +1170,7 @@ def parse_season(data: dict[str, Any], where: str, *, lines: list[int] | None = 
     frame = parse_frame(season, games, players, matches, where)
     return SeasonSpec(
         key=key,
-        name=_str(season, "name", swhere, key),
+        name=_name(season, "name", swhere, key),
         starting_chips=chips,
         players=players,
         matches=matches,

@@ -220,15 +220,22 @@ def mail_lines(session) -> list[str]:
 
 
 def bounce_lines(session, now: datetime, limit: int, window: timedelta) -> list[str]:
-    """Bounces of the last ``window``: how many, the unreachable addresses (``limit`` hard
-    bounces or more of outbox mail to them: :mod:`referee.pipeline.bounce_book`), the latest five."""
+    """Bounces of the last ``window``: the verified ones (they name their outbox mail by a
+    signed bounce address, or our transport said it) apart from the unverified delivery
+    reports (anyone can write one: they count for nothing), how many of each; the
+    unreachable addresses (``limit`` hard verified bounces or more:
+    :mod:`referee.pipeline.bounce_book`); the latest five verified, the latest three
+    unverified."""
     since = now - window
     within = (Bounce.received_at >= since, Bounce.received_at <= now)
-    recent = select(Bounce).where(*within)
-    total, hard = session.execute(
-        select(func.count(Bounce.id), func.count(Bounce.id).filter(Bounce.hard.is_(True))).where(*within)
+    total, hard, unverified = session.execute(
+        select(
+            func.count(Bounce.id).filter(Bounce.verified.is_(True)),
+            func.count(Bounce.id).filter(Bounce.verified.is_(True), Bounce.hard.is_(True)),
+            func.count(Bounce.id).filter(Bounce.verified.is_not(True)),
+        ).where(*within)
     ).one()
-    if not total:
+    if not (total or unverified):
         return []
     lines = [f"  bounces in the last {duration(window)}: {total} ({hard} hard)"]
     unreachable = session.execute(
@@ -252,16 +259,27 @@ def bounce_lines(session, now: datetime, limit: int, window: timedelta) -> list[
             f" {count} mails failed for good,"
             f" the last {last:%Y-%m-%d %H:%M} UTC; {'the organizer was told' if told else 'the organizer was not told'}"
         )
-    for row in session.scalars(recent.order_by(Bounce.received_at.desc(), Bounce.id.desc()).limit(5)):
-        what = row.action + (f" {row.status}" if row.status else "")
-        where = f"outbox {row.outbox_id}" if row.outbox_id is not None else "no outbox mail named"
-        how = {"dsn": "report", "plain": "bounce", "refused": "refused by the server"}.get(row.source, row.source)
-        unverified = "" if row.verified else ", unverified"
+    verified = select(Bounce).where(*within, Bounce.verified.is_(True))
+    for row in session.scalars(verified.order_by(Bounce.received_at.desc(), Bounce.id.desc()).limit(5)):
+        lines.append(_bounce_line(row))
+    if unverified:
         lines.append(
-            f"    {row.received_at:%Y-%m-%d %H:%M} UTC {row.address} ({where}, {how}{unverified}): {what}"
-            + (f": {row.diagnostic[:200]}" if row.diagnostic else "")
+            f"  unverified delivery reports in the last {duration(window)}: {unverified}"
+            " (to the plain address: anyone can write one, so they count for nothing)"
         )
+        others = select(Bounce).where(*within, Bounce.verified.is_not(True))
+        for row in session.scalars(others.order_by(Bounce.received_at.desc(), Bounce.id.desc()).limit(3)):
+            lines.append(_bounce_line(row))
     return lines
+
+
+def _bounce_line(row: Bounce) -> str:
+    what = row.action + (f" {row.status}" if row.status else "")
+    where = f"outbox {row.outbox_id}" if row.outbox_id is not None else "no outbox mail named"
+    how = {"dsn": "report", "plain": "bounce", "refused": "refused by the server"}.get(row.source, row.source)
+    return f"    {row.received_at:%Y-%m-%d %H:%M} UTC {row.address} ({where}, {how}): {what}" + (
+        f": {row.diagnostic[:200]}" if row.diagnostic else ""
+    )
 
 
 def quarantine_text(store: Store) -> str:

@@ -227,3 +227,29 @@ def test_an_option_the_game_refuses_is_refused_at_load_with_the_line_of_its_matc
     )
     path.write_text(SEASON_FILE.replace('dmo = "lenna"', 'dmo = "bob"'))
     assert [m.key for m in load_season(path).matches] == ["sr1", "ip1"]
+
+
+def test_a_name_or_address_too_long_for_its_column_is_refused_at_its_toml_line(tmp_path):
+    """issue 23: a 200+ character name broke `season load` on PostgreSQL with a raw
+    StringDataRightTruncation; it is refused when the file is read, naming the line."""
+    from referee.config import ConfigError, load_season
+
+    base = (
+        '[season]\nid = "s"\nname = "{season}"\n'
+        '[[players]]\nid = "a"\nname = "{name}"\nemail = "{email}"\n'
+        '[[players]]\nid = "b"\nname = "B"\nemail = "b@x.test"\n'
+        '[[matches]]\nid = "m1"\ngame = "stationary-roulette"\nplayers = ["a", "b"]\n'
+        'start = "2027-01-01T00:00:00Z"\n'
+    )
+    path = tmp_path / "season.toml"
+    for values, found in (
+        ({"season": "S", "name": "N" * 201, "email": "a@x.test"}, ":4 player 'a': 'name' is 201 characters long"),
+        ({"season": "S" * 201, "name": "A", "email": "a@x.test"}, "[season]: 'name' is 201 characters long"),
+        ({"season": "S", "name": "A", "email": "a" * 315 + "@x.test"}, ":4 player 'a': the email address is 322"),
+    ):
+        path.write_text(base.format(**values))
+        with pytest.raises(ConfigError) as refused:
+            load_season(path)
+        assert found in str(refused.value), str(refused.value)
+    path.write_text(base.format(season="S" * 200, name="N" * 200, email="a@x.test"))
+    assert load_season(path).players[0].name == "N" * 200  # as long as the column holds

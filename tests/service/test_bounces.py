@@ -292,6 +292,10 @@ def test_a_report_to_the_plain_address_is_recorded_unverified_and_counts_for_not
     assert found.outbox_id is None and found.address == "alice@example.test" and not found.verified
     assert found.player_id is not None  # alice's address
     assert outbox_rows(world, kind="unreachable") == [] and answers(world, mail.id) == []
+    # status lists it apart from the bounces that count (issue 23: forged reports filled the list)
+    status = status_text(world.store, START + timedelta(hours=2))
+    assert "bounces in the last 7 days: 0 (0 hard)" in status
+    assert "unverified delivery reports in the last 7 days: 1 (to the plain address" in status
 
 
 def test_the_transport_s_permanent_refusals_count_as_bounces(world):
