@@ -59,7 +59,8 @@ _TABLE = Outbox.__table__
 _MARK_SENT = (
     update(_TABLE)
     .where(_TABLE.c.id == bindparam("b_id"), _TABLE.c.status == "pending")
-    .values(status="sent", sent_at=bindparam("b_at"), attempts=bindparam("b_attempts"))
+    # a success clears the error of an earlier attempt (status shows only what still fails)
+    .values(status="sent", sent_at=bindparam("b_at"), attempts=bindparam("b_attempts"), last_error=None)
 )
 
 

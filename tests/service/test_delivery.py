@@ -93,6 +93,7 @@ def test_a_temporary_failure_is_tried_again_after_the_delay_then_sent(world):
     world.referee.flush_outbox(START + timedelta(seconds=RETRY_DELAYS[0]))
     rows = outbox_rows(world)
     assert all(r.status == "sent" and r.attempts == 2 for r in rows) and len(sender.sent) == 4
+    assert all(r.last_error is None for r in rows)  # the success clears the earlier error
 
 
 def test_a_transport_that_raises_loses_nothing(world):
