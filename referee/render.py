@@ -196,6 +196,9 @@ def environment() -> Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        # the templates are read once per process: no look at their files' times on every
+        # render (a closing round renders thousands of mails); a changed template needs a restart
+        auto_reload=False,
     )
     env.filters.update(FILTERS)
     return env
