@@ -31,6 +31,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import select, union
 
 from referee.mail.transport import TransportError
+from scheduler.faults import RepeatedFault
 from referee.service import Referee, TickReport
 from referee.store.models import Match
 
@@ -74,6 +75,12 @@ class ServiceRunner:
         )
         self._lock = asyncio.Lock()
         self._stopped = asyncio.Event()
+        # a fault that comes back every cycle is logged once, then a line a minute, then once
+        # when it clears (scheduler.faults)
+        self._faults = {
+            what: RepeatedFault(what, log, clock)
+            for what in ("the cycle", "building the archive", "reconciling the jobs")
+        }
         self._cycles: set[asyncio.Future[TickReport | None]] = set()  # cycles under way
         # [archive]: the site build under way (beside the cycles), and whether a cycle
         # changed something since it began (then it runs once more when done)
@@ -102,9 +109,10 @@ class ServiceRunner:
             now = self.clock() - self.grace
             try:
                 report = await self.referee.atick(now)  # its database work runs in a worker thread
-            except Exception:
-                log.exception("cycle (%s) at %s failed; the next poll retries", reason, now.isoformat())
+            except Exception as exc:
+                self._faults["the cycle"].failed(exc, f"({reason}, at {now.isoformat()}) the next poll retries")
                 return None
+            self._faults["the cycle"].succeeded()
             if report.summary() != "nothing to do":
                 log.info("cycle (%s): %s", reason, report.summary())
             await self.reconcile()
@@ -137,8 +145,10 @@ class ServiceRunner:
                 report = await asyncio.to_thread(keep_current, self.referee.store, settings, self.clock())
                 if report.written or report.removed:
                     log.info("archive %s: %s", settings.dir, report.summary())
-            except Exception:
-                log.exception("building the archive in %s failed; mail and deadlines go on", settings.dir)
+            except Exception as exc:
+                self._faults["building the archive"].failed(exc, f"in {settings.dir}; mail and deadlines go on")
+            else:
+                self._faults["building the archive"].succeeded()
             if not self._archive_again:
                 return
 
@@ -146,9 +156,10 @@ class ServiceRunner:
         now = self.clock() - self.grace
         try:
             instants = await asyncio.to_thread(upcoming_instants, self.referee, now)
-        except Exception:
-            log.exception("reconciling jobs failed; polling continues")
+        except Exception as exc:
+            self._faults["reconciling the jobs"].failed(exc, "polling continues")
             return
+        self._faults["reconciling the jobs"].succeeded()
         wanted = {f"due:{at.isoformat()}": at + self.grace for at in instants}
         for job in self.scheduler.get_jobs():
             if job.id.startswith("due:") and job.id not in wanted:
