@@ -11,7 +11,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -71,17 +71,27 @@ def wrap_line(line: str, width: int = WRAP_AT) -> list[str]:
     command is never broken."""
     if len(line) <= width or unbreakable(line):
         return [line]
+    return list(_wrapped(line, width))
+
+
+@lru_cache(maxsize=8192)
+def _wrapped(line: str, width: int) -> tuple[str, ...]:
+    """:func:`wrap_line` of a long line, remembered: most long lines of a mail are the
+    same sentence in every match's mail (the rules, the what-now paragraph)."""
     indent, mark = _HANGING.match(line).groups()  # type: ignore[union-attr]
     # an indented line (a row of a table, an entry of a list) hangs two further in
     rest_indent = indent + ("| " if mark == "| " else " " * len(mark)) + ("  " if indent and not mark else "")
-    return textwrap.wrap(
-        line,
-        width=width,
-        initial_indent="",
-        subsequent_indent=rest_indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [line]
+    return tuple(
+        textwrap.wrap(
+            line,
+            width=width,
+            initial_indent="",
+            subsequent_indent=rest_indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        or [line]
+    )
 
 
 def wrap_text(text: str, keep: Iterable[str] = (), width: int = WRAP_AT) -> str:
@@ -139,12 +149,17 @@ def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
     ("the LGT" -> "the LGT (the house)"), unless the text explains it there already (the
     abbreviation followed by a parenthesis). Lines of ``keep`` (the form) are left alone,
     and so are seal check commands."""
+    if not _ABBREVIATION.search(text):
+        return text
     kept = {line.strip() for line in keep if line.strip()}
     seen: set[str] = set()
     out: list[str] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if line.strip() in kept or unbreakable(line) or not _ABBREVIATION.search(line):
+        if len(seen) == len(ABBREVIATIONS):  # each explained once: the rest stays as it is
+            out.extend(lines[i:])
+            break
+        if not _ABBREVIATION.search(line) or line.strip() in kept or unbreakable(line):
             out.append(line)
             continue
         # a text wrapped already may carry the explanation on the next line

@@ -18,9 +18,10 @@ writes iCalendar, the tests read it back with ``icalendar``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 __all__ = ["Deadline", "calendar", "deadline_event", "player_calendar", "uid_of"]
@@ -65,7 +66,7 @@ def calendar(deadlines: Sequence[Deadline], tz: str, *, stamp: datetime, name: s
         lines.append(f"X-WR-CALNAME:{_text(name)}")
     if zone is not None and deadlines:
         lines.append(f"X-WR-TIMEZONE:{tz}")
-        lines += _vtimezone(tz, zone, [d.at for d in deadlines])
+        lines += _vtimezone(tz, zone, tuple(sorted(d.at.astimezone(timezone.utc) for d in deadlines)))
     for d in deadlines:
         lines += deadline_event(d, tz, stamp=stamp)
     lines.append("END:VCALENDAR")
@@ -185,11 +186,18 @@ def _text(value: str) -> str:
     other control characters dropped."""
     value = value.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
     value = value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    return "".join(ch for ch in value if ch >= " " or ch == "\t")
+    return _CONTROLS.sub("", value)
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f]")  # below a space, but the tab
 
 
 def _fold(line: str) -> str:
     """A content line folded at 75 octets (RFC 5545 3.1), never inside a UTF-8 sequence."""
+    if line.isascii():  # a character is an octet
+        if len(line) <= 75:
+            return line
+        return (CRLF + " ").join([line[:75]] + [line[i : i + 74] for i in range(75, len(line), 74)])
     data = line.encode("utf-8")
     if len(data) <= 75:
         return line
@@ -209,11 +217,12 @@ def _fold(line: str) -> str:
 # ---------------------------------------------------------------------- VTIMEZONE
 
 
-def _vtimezone(tz: str, zone: ZoneInfo, instants: Iterable[datetime]) -> list[str]:
-    """A ``VTIMEZONE`` for ``tz`` that covers ``instants``: the offset in force a year before
-    the first of them, then each transition (from the zone database) up to a year after the
-    last, as ``STANDARD``/``DAYLIGHT`` observances that each start at their transition."""
-    times = sorted(i.astimezone(timezone.utc) for i in instants)
+@lru_cache(maxsize=1024)
+def _vtimezone(tz: str, zone: ZoneInfo, times: tuple[datetime, ...]) -> tuple[str, ...]:
+    """A ``VTIMEZONE`` for ``tz`` that covers ``times`` (UTC, sorted): the offset in force a
+    year before the first of them, then each transition (from the zone database) up to a
+    year after the last, as ``STANDARD``/``DAYLIGHT`` observances that each start at their
+    transition. Remembered: the mails of one close share their deadline."""
     start, end = times[0] - timedelta(days=366), times[-1] + timedelta(days=366)
     lines = ["BEGIN:VTIMEZONE", f"TZID:{tz}"]
     first = start.astimezone(zone)
@@ -224,7 +233,7 @@ def _vtimezone(tz: str, zone: ZoneInfo, instants: Iterable[datetime]) -> list[st
         onset = (after.astimezone(timezone.utc) + before.utcoffset()).replace(tzinfo=None)  # type: ignore[operator]
         lines += _observance(local_start, before.utcoffset(), onset)
     lines.append("END:VTIMEZONE")
-    return lines
+    return tuple(lines)
 
 
 def _observance(local: datetime, offset_from: timedelta | None, onset: datetime) -> list[str]:
@@ -252,12 +261,25 @@ def _offset(delta: timedelta) -> str:
 
 
 def _transitions(zone: ZoneInfo, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
-    """The zone's transitions between ``start`` and ``end`` (UTC): (the last instant
-    before, the first instant after) each, both aware in ``zone``; found day by day, then to
-    the second by bisection."""
+    """The zone's transitions after ``start`` up to ``end`` (UTC): (the last instant
+    before, the first instant after) each, both aware in ``zone``. Read from the
+    transitions of each calendar year (UTC) they span, found once per zone and year."""
+    out: list[tuple[datetime, datetime]] = []
+    for year in range(start.year, end.year + 1):
+        out += [pair for pair in _year_transitions(zone, year) if start < pair[1] <= end]
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _year_transitions(zone: ZoneInfo, year: int) -> tuple[tuple[datetime, datetime], ...]:
+    """The zone's transitions whose first instant after falls in ``year`` (UTC; after its
+    first instant, up to and including the next year's): found day by day, then to the
+    second by bisection. Remembered: a step mail's calendar costs a lookup, not a scan of
+    two years of days (the zone database does not change while the process runs)."""
     out = []
     step = timedelta(days=1)
-    t = start
+    t = datetime(year, 1, 1, tzinfo=timezone.utc)
+    end = datetime(year + 1, 1, 1, tzinfo=timezone.utc)
     key = _state(zone, t)
     while t < end:
         u = t + step
@@ -276,7 +298,7 @@ def _transitions(zone: ZoneInfo, start: datetime, end: datetime) -> list[tuple[d
             out.append((hi.astimezone(zone) - timedelta(seconds=1), hi.astimezone(zone)))
             key = k
         t = u
-    return out
+    return tuple(out)
 
 
 def _state(zone: ZoneInfo, at: datetime) -> tuple[timedelta | None, timedelta | None, str | None]:

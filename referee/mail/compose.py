@@ -227,7 +227,9 @@ def _qp_body(data: bytes, maxlinelen: int = 76) -> str:
     translation when no byte needs quoting (long ASCII lines are the usual reason for
     quoted-printable here)."""
     if data.translate(None, _QP_LITERAL_BYTES):  # some byte must be written as =XX
-        body = data.decode("latin-1").translate(_QP_MAP)
+        # "=" by a plain replace (HTML has many), then the rarer others (UTF-8, controls)
+        quoted = data.replace(b"=", b"=3D")
+        body = _QP_OTHER.sub(_qp_bytes, quoted).decode("ascii")
     else:
         body = data.decode("ascii")
     if not body:
@@ -271,7 +273,11 @@ def _qp_body(data: bytes, maxlinelen: int = 76) -> str:
 # Bytes written as themselves in a quoted-printable body (quoprimime's set, and line ends).
 _QP_LITERAL = frozenset(b"\t ") | (frozenset(range(0x21, 0x7F)) - {ord("=")})
 _QP_LITERAL_BYTES = bytes(sorted(_QP_LITERAL | set(b"\r\n")))
-_QP_MAP = [chr(c) if c in _QP_LITERAL or c in b"\r\n" else f"={c:02X}" for c in range(256)]
+_QP_OTHER = re.compile(rb"[^\t\n\r\x20-\x7e]+")  # after "=" is quoted: the bytes still to quote
+
+
+def _qp_bytes(m: re.Match[bytes]) -> bytes:
+    return b"".join(b"=%02X" % c for c in m.group(0))
 
 
 def _cte(body: str) -> str:

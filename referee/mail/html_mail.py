@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
@@ -67,12 +68,13 @@ def to_html(
     buttons = _buttons(answers, reply_to, subject) if reply_to and answers else ""
     out: list[str] = []
     placed = not buttons
+    form_set = frozenset(line.strip() for line in form_lines)
     for block in blocks:
-        is_form = bool(form_lines) and _holds(block, form_lines)
+        is_form = bool(form_set) and all(line.strip() in form_set for line in block)
         if is_form and not placed:
             out.append(buttons)
             placed = True
-        out.append(_block_html(block, is_form))
+        out.append(_block_html(tuple(block), is_form))
     if not placed:
         out.append(buttons)
     if signature.strip():
@@ -96,17 +98,15 @@ def _blocks(text: str) -> list[list[str]]:
     return [b for b in out if b]
 
 
-def _holds(block: list[str], form_lines: list[str]) -> bool:
-    """Is ``block`` a paragraph of the form (its lines among the form's)?"""
-    return all(line.strip() in {f.strip() for f in form_lines} for line in block)
-
-
-def _laid_out(block: list[str]) -> bool:
+def _laid_out(block: Sequence[str]) -> bool:
     """A block whose spacing means something: indented lines, columns, a table."""
     return any(line.startswith((" ", "\t")) or "  " in line.strip() or line.lstrip().startswith("|") for line in block)
 
 
-def _block_html(block: list[str], is_form: bool) -> str:
+@lru_cache(maxsize=4096)
+def _block_html(block: tuple[str, ...], is_form: bool) -> str:
+    """A paragraph as HTML; remembered, since most paragraphs of a mail are the same in
+    every match's mail (the rules, the what-now text)."""
     if is_form:
         return f'<pre style="{_FORM_PRE}">{escape(chr(10).join(block))}</pre>'
     out: list[str] = []
@@ -130,7 +130,7 @@ def _block_html(block: list[str], is_form: bool) -> str:
     return "\n".join(out)
 
 
-def _prose(lines: list[str]) -> str:
+def _prose(lines: Sequence[str]) -> str:
     """Lines of prose: a wrapped line joined to the next with a space, a short one (the end
     of a sentence the template ended there, a list item) with a line break."""
     parts: list[str] = []
