@@ -26,10 +26,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from referee.config import DkimSettings
     from referee.mail.transport import OutboundMail
 
-__all__ = ["CANONICALIZATION", "DkimError", "DkimSigner", "check_headers", "check_selector", "load_private_key"]
+__all__ = [
+    "CANONICALIZATION",
+    "DkimError",
+    "DkimSettings",
+    "DkimSigner",
+    "check_headers",
+    "check_selector",
+    "load_private_key",
+]
 
 CANONICALIZATION = (b"relaxed", b"relaxed")
 ALGORITHM = b"rsa-sha256"
@@ -38,6 +45,17 @@ _SELECTOR = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?
 _HEADER_NAME = re.compile(r"^[\x21-\x39\x3b-\x7e]{1,76}$")  # RFC 5322 field name: printable, no colon
 # a test mail signed when the key is loaded: every check dkimpy makes is made once, at start
 _PROBE = b"From: probe@example.org\r\nTo: probe@example.org\r\nSubject: probe\r\n\r\nprobe\r\n"
+
+
+@dataclass(frozen=True)
+class DkimSettings:
+    """``[dkim]``: the key outbound mail is signed with (:mod:`referee.mail.dkim`)."""
+
+    selector: str  # the DNS name of the public key is <selector>._domainkey.<domain>
+    domain: str  # the signing domain (d=): by default the domain of [mail] address
+    key_file: Path
+    private_key: bytes = field(default=b"", repr=False)  # PEM, read and checked at load; never shown
+    headers: tuple[str, ...] | None = None  # header names to sign (None: RFC 6376's recommended ones)
 
 
 class DkimError(ValueError):

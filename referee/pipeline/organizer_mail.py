@@ -19,7 +19,7 @@ the judge's unit of work.
 * The organizer gets one answer, threaded under the mail, saying what each command did,
   or what was refused and why, with the list of commands. A refusal of a mail in which
   nothing could be read as a command is not answered twice within
-  :data:`referee.pipeline.judge.REPEAT_WINDOW` for the same text (an autoresponder's loop).
+  :data:`referee.pipeline.verdict.REPEAT_WINDOW` for the same text (an autoresponder's loop).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -38,6 +38,7 @@ from referee.mail import tokens
 from referee.mail.parse import Headers, parse_body
 from referee.pipeline.clock import utc
 from referee.pipeline.ingest import TOO_LARGE
+from referee.pipeline.verdict import REPEAT_WINDOW, MailRow, Stages, before_our_mail, clean_note
 from referee.render import LINE_MAX, wrap_text
 from referee.season.controls import Controls
 from referee.season.orders import COMMANDS, MAX_ORDERS, Order, Problem, read_orders
@@ -45,9 +46,6 @@ from referee.standings import header_of, one_season, rows_of, standings_text
 from referee.status import status_of
 from referee.store import rows as plain_rows
 from referee.store.models import Event, Inbound, Match, SeasonEvent
-
-if TYPE_CHECKING:
-    from referee.pipeline.judge import Judge, _Mail
 
 __all__ = ["NOT_ORGANIZER", "ORGANIZER", "OrganizerMail"]
 
@@ -74,7 +72,7 @@ class Outcome:
 class OrganizerMail:
     """One authenticated organizer's mail: read, done (all or nothing), answered."""
 
-    def __init__(self, judge: Judge, session: Session, row: _Mail, head: Headers, now: datetime):
+    def __init__(self, judge: Stages, session: Session, row: MailRow, head: Headers, now: datetime):
         self.judge_, self.session, self.row, self.head, self.now = judge, session, row, head, now
         self.config = judge.config
         self.controls = Controls(judge.store, judge.book, judge.notices)
@@ -120,7 +118,6 @@ class OrganizerMail:
         header blocks and the signature taken off; never the uncut or quoted readings, which
         hold what the mail quotes. Cut where a copy of one of our mails to the organizer
         begins, however it was copied."""
-        from referee.pipeline.judge import before_our_mail  # (judge imports this module)
 
         first = next(iter(body.each()), None)
         if first is None or first.source not in ("text", "html"):
@@ -266,7 +263,6 @@ class OrganizerMail:
     def _answer(self, outcome: Outcome) -> None:
         """One mail to the organizer, threaded under theirs, unless it repeats the answer to
         the same text refused for the same reason within the repeat window."""
-        from referee.pipeline.judge import REPEAT_WINDOW, _clean  # (judge imports this module)
 
         row = self.row
         if outcome.repeatable and row.sender and row.body_digest:
@@ -275,7 +271,7 @@ class OrganizerMail:
                 .where(
                     Inbound.sender == row.sender,
                     Inbound.body_digest == row.body_digest,
-                    Inbound.note == _clean(outcome.note),
+                    Inbound.note == clean_note(outcome.note),
                     Inbound.rule == ORGANIZER,
                     Inbound.status == "rejected",
                     Inbound.id != row.id,

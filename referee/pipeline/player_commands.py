@@ -48,6 +48,7 @@ from referee.mail.auth import general_sender
 from referee.mail.parse import Body, Headers, parse_body, parse_headers, shown_text
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.clock import utc
+from referee.pipeline.verdict import MailRow, Stages, before_our_mail
 from referee.render import LINE_MAX, render_mail, wrap_text
 from referee.season.controls import Controls
 from referee.season.player_orders import (
@@ -67,7 +68,7 @@ from referee.timefmt import local_time
 
 if TYPE_CHECKING:
     from referee.match.notices import Notices
-    from referee.pipeline.judge import Judge, ReplyLimiter, _Mail
+    from referee.pipeline.limits import ReplyLimiter
 
 __all__ = ["COMMANDS_RULE", "PlayerCommands", "history_lines", "status_lines"]
 
@@ -95,9 +96,9 @@ class PlayerCommands:
 
     def __init__(
         self,
-        judge: Judge,
+        judge: Stages,
         session: Session,
-        row: _Mail,
+        row: MailRow,
         head: Headers,
         now: datetime,
         players: list[Player],
@@ -115,7 +116,7 @@ class PlayerCommands:
 
     @classmethod
     def personal(
-        cls, judge: Judge, session: Session, row: _Mail, head: Headers, now: datetime, seat: Seat, body: Body
+        cls, judge: Stages, session: Session, row: MailRow, head: Headers, now: datetime, seat: Seat, body: Body
     ) -> tuple[str, str] | None:
         """A seat's authenticated mail: (status, note) when it is a mail of commands, else None
         (a mail of moves)."""
@@ -127,9 +128,9 @@ class PlayerCommands:
     @classmethod
     def general(
         cls,
-        judge: Judge,
+        judge: Stages,
         session: Session,
-        row: _Mail,
+        row: MailRow,
         head: Headers,
         now: datetime,
         players: list[Player],
@@ -438,7 +439,7 @@ class PlayerCommands:
                 inbound_id=row.id,
             )
             return
-        self.judge_._notice(
+        self.judge_.notice(
             self.session,
             row,
             limiter,
@@ -457,7 +458,6 @@ def written(body: Body, name: str) -> str:
     """What the player wrote: the first reading when it is the ``text`` or ``html`` one
     (quotes, attributions and the signature taken off), cut where a copy of one of our
     mails to the player begins (``Dear <name>,``)."""
-    from referee.pipeline.judge import before_our_mail  # (judge imports this module)
 
     first = next(iter(body.each()), None)
     if first is None or first.source not in ("text", "html"):

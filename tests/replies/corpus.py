@@ -36,6 +36,7 @@ from referee.games import GAMES
 from referee.mail.maildir import deliver_to_maildir
 from referee.mail.parse import parse_body
 from referee.pipeline import judge as judge_module
+from referee.pipeline.seat_mail import UNCHANGED_FORM
 from referee.store.db import Store
 from referee.store.models import Event, Inbound, Match, Outbox
 from tests.service.harness import SEASON, START, World
@@ -338,7 +339,7 @@ class Season:
 @contextmanager
 def recording_notices(seasons: list[Season]) -> Iterator[None]:
     """Every reply the judge writes (its kind and content) recorded for the season judging."""
-    original = judge_module.Judge._notice
+    original = judge_module.Judge.notice
     current: dict[str, Season | None] = {"season": None}
 
     def notice(self, session, row, limiter, now, kind, match, player, **kw):  # type: ignore[no-untyped-def]
@@ -347,11 +348,11 @@ def recording_notices(seasons: list[Season]) -> Iterator[None]:
             season.notices.append((row.id, kind, kw.get("extra", {})))
         return original(self, session, row, limiter, now, kind, match, player, **kw)
 
-    judge_module.Judge._notice = notice  # type: ignore[method-assign]
+    judge_module.Judge.notice = notice  # type: ignore[method-assign]
     try:
         yield current  # type: ignore[misc]
     finally:
-        judge_module.Judge._notice = original  # type: ignore[method-assign]
+        judge_module.Judge.notice = original  # type: ignore[method-assign]
 
 
 # ---------------------------------------------------------------------- the cases
@@ -543,7 +544,7 @@ def run_case(case: Case, season: Season, build: Callable[..., bytes]) -> Result:
             result.outcome, result.detail = REFUSED, "; ".join(reasons) or status
     elif got:
         result.outcome, result.detail = WRONG, f"recorded {got} from a reply without a move"
-    elif case.kind == "E" and errors and reasons != [judge_module.UNCHANGED_FORM]:
+    elif case.kind == "E" and errors and reasons != [UNCHANGED_FORM]:
         result.outcome, result.detail = ANSWERED_WRONGLY, "; ".join(reasons)
     elif quoted:
         result.outcome, result.detail = ANSWERED_WRONGLY, f"quoted our lines {quoted[:3]}"
