@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from referee.season.orders import Problem  # a line not understood, and why: as in the organizer's
 
 __all__ = [
     "COMMANDS",
@@ -81,13 +82,6 @@ class Command:
     match: str | None = None  # HISTORY, RESIGN
     zone: str | None = None  # TIMEZONE
     code: str | None = None  # RESIGN, TIMEZONE: the confirmation code (lowercase)
-
-
-@dataclass(frozen=True)
-class Problem:
-    number: int
-    line: str
-    reason: str
 
 
 @dataclass(frozen=True)
