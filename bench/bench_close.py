@@ -40,6 +40,7 @@ could adopt (an experiment).
 
 from __future__ import annotations
 
+import json
 import argparse
 import cProfile
 import io
@@ -499,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         "a change the service could make: 'freeze' (gc.freeze() before the close), 'threshold=N', 'off'",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (not a scratch database)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file (bench/goals.py reads it)")
     args = parser.parse_args(argv)
     if not (args.gc in ("default", "freeze", "off") or args.gc.startswith("threshold=")):
         parser.error(f"--gc: default, freeze, threshold=N or off, not {args.gc!r}")
@@ -677,6 +679,18 @@ def main(argv: list[str] | None = None) -> int:
                 )
     else:
         print(f"(the ratio goal, round {LAST_ROUND} <= {GOAL_RATIO}x round 0: run --rounds 0,{LAST_ROUND})")
+    if args.json:
+        figures = {
+            "matches": m,
+            "rounds": {
+                str(r): {"seconds": c["seconds"], "cpu": c["cpu"], "per_match_ms": 1000 * c["seconds"] / m}
+                for r, c in closes.items()
+            },
+            "goal_matches": GOAL_MATCHES,
+            "goal_seconds": GOAL_SECONDS,
+            "goal_ratio": GOAL_RATIO,
+        }
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
     if staged:
         print_stages(staged, m)
     for r, profile in profiles.items():

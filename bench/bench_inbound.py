@@ -36,6 +36,7 @@ in the same run; PostgreSQL >= 500 messages/s. The figures are printed, not asse
 
 from __future__ import annotations
 
+import json
 import argparse
 import cProfile
 import email
@@ -363,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--top", type=int, default=35, help="rows of profile output (default 35)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file (bench/goals.py reads it)")
     args = parser.parse_args(argv)
     n, k = args.messages, args.per_match
     if n < 1 or k < 1:
@@ -374,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     print(common.machine())
     with scratch_databases(args.url, prefix="referee_bench_inbound") as scratch, temp_folder(args.keep) as tmp:
         results = run_all(tmp, n, k, args, scratch)
-    report(n, kind, *results)
+    report(n, kind, *results, json_path=args.json)
     return 0
 
 
@@ -415,7 +417,9 @@ def checkpoint(folder: Path) -> None:
     world.store.dispose()
 
 
-def report(n: int, kind: str, tick: dict, phases: dict, floor: dict, profile: str | None) -> None:
+def report(
+    n: int, kind: str, tick: dict, phases: dict, floor: dict, profile: str | None, json_path: Path | None = None
+) -> None:
     rows = [
         (
             "Referee.tick (whole cycle)",
@@ -469,6 +473,9 @@ def report(n: int, kind: str, tick: dict, phases: dict, floor: dict, profile: st
         f"\nend to end ({kind}): {rate:,.0f} messages/s (goal >= {goal:,.0f}/s: "
         f"{'met' if rate >= goal else f'NOT met, {rate / goal:.0%} of it'})"
     )
+    if json_path:
+        figures = {"database": kind, "messages": n, "rate": rate, "floor_rate": floor_rate, "goal": goal}
+        json_path.write_text(json.dumps(figures, indent=1) + "\n")
     print(f"referee / floor: {ratio:.3f} (floor {floor_rate:,.0f} msg/s, {floor_rate / rate:.1f}x faster)", end="")
     if kind != "SQLite":
         print(" (the floor goal is SQLite's)")
