@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 
 from referee.archive import atom
 from referee.archive.model import MatchRounds, MatchStamp, SeasonHeader
-from referee.archive.pages import Links, Paths, isolate
+from referee.archive.pages import Links, Paths
+from referee.bidi import isolate_names
 from referee.archive.texts import round_text
 
 __all__ = [
@@ -166,9 +167,9 @@ def _entry(
     page, fragment = Paths.round(season, r.match, game, r.number) if game else (Paths.match(season, r.match), "")
     return atom.FeedEntry(
         id=atom.tag_uri(site.authority, season, r.match, f"round-{r.number}"),
-        title=isolate(r.title, names),
+        title=isolate_names(r.title, names),
         updated=r.closed_at,
-        text=isolate(r.text, names),
+        text=isolate_names(r.text, names),
         link=site.href(links, page, fragment or f"round-{r.number}"),
     )
 
@@ -182,7 +183,7 @@ def match_feed(site: FeedSite, header: SeasonHeader, played: MatchRounds, rounds
     entries = [_entry(site, links, header.key, r, row.game, names) for r in reversed(rounds)]
     return atom.feed(
         feed_id=atom.tag_uri(site.authority, header.key, row.key),
-        title=f"{row.game_title} {row.key} ({isolate(header.name, [header.name])})",
+        title=f"{row.game_title} {row.key} ({isolate_names(header.name, [header.name])})",
         self_href=site.href(links, path),
         alternate_href=site.href(links, Paths.match(header.key, row.key)),
         updated=max((e.updated for e in entries), default=row.starts_at),
@@ -201,7 +202,7 @@ def season_feed(
     entries = [_entry(site, links, header.key, r, (games or {}).get(r.match), names) for r in rounds]
     return atom.feed(
         feed_id=atom.tag_uri(site.authority, header.key),
-        title=f"{isolate(header.name, [header.name])}: results",
+        title=f"{isolate_names(header.name, [header.name])}: results",
         self_href=site.href(links, path),
         alternate_href=site.href(links, Paths.season(header.key)),
         updated=max((e.updated for e in entries), default=header.created_at),

@@ -66,7 +66,6 @@ __all__ = [
     "season_headers",
     "season_page",
     "stamps",
-    "isolate",
 ]
 
 # the accounts that are not players, as a reader knows them
@@ -86,10 +85,6 @@ ACCOUNTS = {
 }
 
 OUTCOMES = ("win", "draw", "loss")
-
-
-# player-supplied text isolated (referee.bidi): names in feeds, chart labels
-isolate = isolate_names
 
 
 # ---------------------------------------------------------------------------- the light rows
@@ -433,7 +428,7 @@ class SeasonData:
         n = len(self.finished)
         cuts = sorted({round(n * k / min(points, n)) for k in range(1, min(points, n) + 1)})
         totals = dict.fromkeys((p.key for p in leaders), 0.0)
-        label = {p.key: isolate(p.name, [p.name]) for p in leaders}  # a chart's text holds no <bdi>
+        label = {p.key: isolate_names(p.name, [p.name]) for p in leaders}  # a chart's text holds no <bdi>
         series: dict[str, list[tuple[str, float]]] = {label[p.key]: [] for p in leaders}
         done = 0
         for cut in cuts:

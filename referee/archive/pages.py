@@ -27,6 +27,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from referee.archive.charts import line_chart, number
+from referee.bidi import isolate_names
 from referee.archive.model import (
     ACCOUNTS,
     FSI,
@@ -36,7 +37,6 @@ from referee.archive.model import (
     SchedulePage,
     SeasonHeader,
     SeasonPage,
-    isolate,
 )
 from referee.archive.rounds import Round
 from referee.render import environment
@@ -60,7 +60,6 @@ __all__ = [
     "json_file",
     "segment",
     "site_environment",
-    "isolate",
 ]
 
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -329,7 +328,7 @@ def entry_series(
     for player in players:
         key = player["id"] if isinstance(player, Mapping) else player.key
         name = player["name"] if isinstance(player, Mapping) else player.name
-        name = isolate(name, [name])  # a chart's text holds no <bdi>
+        name = isolate_names(name, [name])  # a chart's text holds no <bdi>
         name = name if name not in series else f"{name} ({key})"
         series[name] = [
             (str(r.entry[label]) if label else str(r.number), float(r.entry[field][key]))

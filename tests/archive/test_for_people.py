@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from referee.archive.pages import FSI, PDI, isolate, named, step_title, when
+from referee.archive.pages import FSI, PDI, named, step_title, when
+from referee.bidi import isolate_names as isolate
 from referee.archive.site import build
 from referee.games import GAMES
 from referee.store.models import Event, LedgerEntry
