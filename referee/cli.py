@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 CONFIG_NAME = "referee.toml"  # = referee.config.CONFIG_NAME (not imported here: see above)
@@ -252,9 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--game",
-        default="stationary-roulette",
-        choices=("stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack"),
-        help="the game to play (default stationary-roulette)",
+        metavar="GAME",
+        choices=_DemoGames(),
+        help="the game to play: %(choices)s (default: the first)",
     )
     which.add_argument(
         "--season",
@@ -279,6 +280,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func="cmd_demo")
     return parser
+
+
+class _DemoGames(Sequence[str]):
+    """``--game``'s choices: the registered games that have a demo (referee.demo.registry),
+    looked up only when a ``--game`` is given or the demo's help is shown (so that the
+    parser, ``--help`` included, imports no game)."""
+
+    def _names(self) -> list[str]:
+        from referee.demo.registry import demos
+
+        return list(demos())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, name: object) -> bool:
+        from referee.demo.registry import has_demo
+
+        return isinstance(name, str) and has_demo(name)
 
 
 class _Sub:

@@ -377,7 +377,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.install and args.transport != "imap":
         raise ConfigError("--install is for the demo over real mail: add --transport imap")
     if args.season is not None:
-        from referee.demo_season import run_season_demo
+        from referee.demo.season import run_season_demo
 
         folder = args.dir if args.season is True else Path(args.season)
         return run_season_demo(folder, seed=args.seed, transport=args.transport, out=sys.stdout)

@@ -132,7 +132,7 @@ def test_demo_plays_a_whole_betting_minority_match_by_mail(tmp_path, monkeypatch
     """`referee demo --game betting-minority`: 8 rounds by mail, with an ambiguous name, a send
     to two rooms, a bet over the cap and a missed betting turn; each participant with an
     address holds one mail, their list, and nothing of anyone else's."""
-    from referee.demo import PARTICIPANTS
+    from referee.games.betting_minority.demo import PARTICIPANTS
     from referee.games import GAMES
     from referee.mail.client import ScriptedClient
     from referee.store.db import Store
@@ -220,7 +220,7 @@ def test_the_betting_minority_demo_plays_its_whole_script_with_other_seeds(tmp_p
 
 
 def test_the_demo_over_real_mail_without_root_says_to_use_sudo(tmp_path, monkeypatch, capsys):
-    from referee import demo_mail
+    from referee.demo import mail as demo_mail
 
     monkeypatch.setattr(demo_mail, "missing_programs", lambda: [])
     monkeypatch.setattr(demo_mail, "_is_root", lambda: False)
@@ -231,7 +231,7 @@ def test_the_demo_over_real_mail_without_root_says_to_use_sudo(tmp_path, monkeyp
 
 
 def test_the_demo_over_real_mail_says_what_to_run_when_dovecot_and_postfix_are_missing(tmp_path, monkeypatch, capsys):
-    from referee import demo_mail
+    from referee.demo import mail as demo_mail
     from referee.mailstack import INSTALL_SCRIPT
 
     monkeypatch.setattr(demo_mail, "missing_programs", lambda: ["dovecot", "postfix"])
@@ -251,7 +251,7 @@ def test_install_is_only_for_the_demo_over_real_mail(tmp_path, capsys):
 
 
 def _fake_installer(tmp_path, monkeypatch, body: str) -> Path:
-    from referee import demo_mail
+    from referee.demo import mail as demo_mail
 
     script = tmp_path / "install-mailstack.sh"
     script.write_text(body)
@@ -261,7 +261,7 @@ def _fake_installer(tmp_path, monkeypatch, body: str) -> Path:
 
 
 def test_install_runs_the_install_script_and_checks_again(tmp_path, monkeypatch):
-    from referee import demo_mail
+    from referee.demo import mail as demo_mail
 
     marker = tmp_path / "installed"
     _fake_installer(tmp_path, monkeypatch, f"echo apt output\ntouch {marker}\necho 'mailstack packages installed'\n")
@@ -274,7 +274,7 @@ def test_install_runs_the_install_script_and_checks_again(tmp_path, monkeypatch)
 
 
 def test_an_install_that_fails_says_why(tmp_path, monkeypatch):
-    from referee import demo_mail
+    from referee.demo import mail as demo_mail
     from referee.config import ConfigError
 
     _fake_installer(tmp_path, monkeypatch, "echo 'E: Unable to locate package dovecot-imapd' >&2\nexit 1\n")
@@ -294,7 +294,7 @@ def test_the_demo_writes_a_configuration_for_imap_and_smtp_on_the_stack(tmp_path
     from datetime import datetime, timezone
 
     from referee.config import load_service_config
-    from referee.demo import write_files
+    from referee.demo.files import write_files
     from referee.mailstack import MailStack
 
     stack = MailStack(dir=tmp_path / "stack", imap_port=10143, smtp_port=10025, lmtp_port=10024)
@@ -320,7 +320,7 @@ class FakeNow:
 def test_the_demo_clock_runs_at_real_speed_and_skips_ahead_never_back():
     from datetime import datetime, timedelta, timezone
 
-    from referee.demo_mail import DemoClock
+    from referee.demo.mail import DemoClock
 
     real = FakeNow(datetime(2026, 12, 1, 16, 30, 0, 250000, tzinfo=timezone.utc))
     start = datetime(2026, 12, 1, 16, tzinfo=timezone.utc)
@@ -338,7 +338,7 @@ def test_the_demo_clock_runs_at_real_speed_and_skips_ahead_never_back():
 def test_the_demo_clock_reads_a_mails_arrival_by_the_skip_it_came_after():
     from datetime import datetime, timedelta, timezone
 
-    from referee.demo_mail import DemoClock
+    from referee.demo.mail import DemoClock
 
     t0 = datetime(2026, 12, 1, 16, 30, 0, 600000, tzinfo=timezone.utc)
     real = FakeNow(t0)
@@ -357,7 +357,7 @@ async def test_the_shifted_source_dates_mail_on_the_demo_clock_and_leaves_the_re
     from dataclasses import dataclass
     from datetime import datetime, timedelta, timezone
 
-    from referee.demo_mail import DemoClock, ShiftedSource
+    from referee.demo.mail import DemoClock, ShiftedSource
 
     @dataclass(frozen=True)
     class Item:
@@ -400,7 +400,7 @@ async def test_the_shifted_source_dates_mail_on_the_demo_clock_and_leaves_the_re
 def test_the_demo_over_real_mail_refuses_a_folder_that_is_not_a_demo_before_starting_anything(
     tmp_path, monkeypatch, capsys
 ):
-    from referee import demo_mail
+    from referee.demo import mail as demo_mail
 
     started = []
     monkeypatch.setattr(demo_mail, "ensure_packages", lambda **kwargs: started.append(kwargs))

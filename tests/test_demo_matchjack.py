@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main
-from referee.demo import run_demo, seated
-from referee.demo_matchjack import form_of, listed_amounts
+from referee.demo import run_demo
+from referee.demo.registry import seated
+from referee.games.matchjack.demo import form_of, listed_amounts
 from referee.games import GAMES
 from referee.mail.client import ScriptedClient
 from referee.store.db import Store

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from referee.cli import main
-from referee.demo_season import SEASON_PLAYERS, SILENT, run_season_demo
+from referee.demo.season import SEASON_PLAYERS, SILENT, run_season_demo
 from referee.mail.client import ScriptedClient
 from referee.standings import season_standings
 from referee.store.db import Store

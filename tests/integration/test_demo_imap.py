@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main
-from referee.demo import DUELS, run_demo
+from referee.demo import run_demo
 
 from .conftest import MailStack
+
+DUELS = ("indian-poker", "rewind-holdem")
 
 
 def _summary(text: str) -> list[str]:
@@ -88,12 +90,12 @@ def test_betting_minority_over_real_mail_plays_as_on_maildirs(mailstack: MailSta
 
 
 def test_the_stack_is_removed_when_the_demo_fails(mailstack: MailStack, tmp_path, monkeypatch) -> None:
-    import referee.demo
+    import referee.games.stationary_roulette.demo as roulette_demo
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug in the middle of the match")
 
-    monkeypatch.setattr(referee.demo, "round_summary", broken)
+    monkeypatch.setattr(roulette_demo, "round_summary", broken)
     out = io.StringIO()
     with pytest.raises(RuntimeError, match="a bug"):
         run_demo(tmp_path / "d", seed=7, transport="imap", out=out)

@@ -10,7 +10,7 @@ again, and one mail is delivered twice. Nothing is lost and nothing applied twic
 match ends exactly as the same match played on Maildirs, every event the same, and every
 mail of the referee is in its recipient's mailbox once.
 
-Rounds last 24 hours on the demo's clock (:mod:`referee.demo_mail`: the real clock plus
+Rounds last 24 hours on the demo's clock (:mod:`referee.demo.mail`: the real clock plus
 an offset that grows at each skip; arrival times are the server's INTERNALDATE read on it).
 """
 
@@ -24,7 +24,9 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from referee.demo import GAME, PLAYERS, ROUND, ScriptedPlayer, _set_up
+from referee.demo.base import PLAYERS
+from referee.demo.director import set_up
+from referee.games.stationary_roulette.demo import ROUND, ScriptedPlayer
 from referee.games import GAMES
 from referee.mail.client import ImapClient
 from referee.service import replay
@@ -32,6 +34,7 @@ from referee.store.models import Event, InboxProblem, Inbound, Match, Outbox
 
 from .conftest import StackControl
 
+GAME = "stationary-roulette"
 SEED = 11
 DISCONNECT_ROUND = 2  # the connection under the referee's IMAP source is cut after alice's mail
 DOVECOT_ROUND = 4  # Dovecot stopped before bob's mail, started again after a tick without it
@@ -43,7 +46,7 @@ async def play(folder: Path, stack_control: StackControl | None) -> dict:
     """The match, on Maildirs (no stack) or through the stack with its outages; what the
     test compares, read from the database at the end."""
     stack = stack_control.stack if stack_control is not None else None
-    folder, start, config, store, post, clients = _set_up(folder, SEED, GAME, stack)
+    folder, start, config, store, post, clients = set_up(folder, SEED, GAME, stack)
     players = {key: ScriptedPlayer(key, clients[key], random.Random(f"{SEED}:{key}")) for key in PLAYERS}
     problems_seen = 0
     try:

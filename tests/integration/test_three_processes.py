@@ -30,7 +30,7 @@ import pytest
 from sqlalchemy import func, select
 
 from referee.config import load_service_config, parse_season
-from referee.demo import ScriptedPlayer
+from referee.games.stationary_roulette.demo import ScriptedPlayer
 from referee.mail.client import Received, ScriptedClient
 from referee.seasons import load_season
 from referee.service import Referee

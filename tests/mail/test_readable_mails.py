@@ -32,7 +32,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from referee.demo import PARTICIPANTS, DuelPlayer, MinorityPlayer
+from referee.games.betting_minority.demo import PARTICIPANTS, MinorityPlayer
+from referee.games.indian_poker.demo import DuelPlayer
 from referee.games import GAMES
 from referee.mail.client import ScriptedClient
 from referee.mail.maildir import deliver_to_maildir

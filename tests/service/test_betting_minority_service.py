@@ -17,7 +17,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from referee.demo import STEP_LINE, MinorityPlayer
+from referee.games.betting_minority.demo import STEP_LINE, MinorityPlayer
 from referee.games import GAMES
 from referee.games.base import MATCH_CHIPS
 from referee.mail.client import Received, ScriptedClient

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from referee.demo import DuelPlayer
+from referee.games.indian_poker.demo import DuelPlayer
 from referee.games import GAMES
 from referee.games.base import MATCH_CHIPS
 from referee.service import replay

@@ -1,20 +1,21 @@
-"""``referee demo --game matchjack``: a whole MatchJack match by mail between six scripted
-players, both tables at once.
+"""MatchJack's demo (``referee demo --game matchjack``): a whole MatchJack match by mail
+between six scripted players, both tables at once (the generic part: :mod:`referee.demo`).
 
-The six (alice and bob, and :data:`~referee.demo.MATCHJACK_PLAYERS`) each have an address
-and a mailbox; the season gives them 12 garnets each. Everything goes through the real path,
-as in the other demos: the referee mails every step into the players' mailboxes, the
-players reply to their latest mail that holds the fill-in form (a command line pre-filled
-with a legal choice, then a ``Step:`` line), and ``Referee.tick`` runs at each reply's
-arrival or at a deadline, on a virtual clock.
+The six (alice and bob, and :data:`MATCHJACK_PLAYERS`) each have an address and a mailbox;
+the season gives them 12 garnets each. Everything goes through the real path, as in the
+other demos: the referee mails every step into the players' mailboxes, the players reply to
+their latest mail that holds the fill-in form (a command line pre-filled with a legal
+choice, then a ``Step:`` line), and ``Referee.tick`` runs at each reply's arrival or at a
+deadline, on a virtual clock.
 
 The two tables play at once: several steps are open together (the match row's
-``open_steps``, each with its deadline). The director (:class:`_Director`) plans, for every
+``open_steps``, each with its deadline). The planner (:class:`Planner`) plans, for every
 open step as it appears, the reply of the player whose step it is (a little after the step
 opened: each player has their own pace) or, for a step nobody answers, its deadline; then
 it plays the earliest planned event, ticks, and looks again. So the Main and the Lost
 table's turns interleave as real mail would. A waiting step (a table that has finished its
-hand) needs nothing.
+hand) needs nothing. (The season demo, :mod:`referee.demo.season`, plays its MatchJack
+match with the same planner and players.)
 
 The players decide from their mail and from nothing else: the form's command (usually as
 it is), sometimes another legal command (a FOLD at the stay step, a BET or RAISE within the
@@ -36,24 +37,13 @@ import email
 import email.policy
 import random
 import re
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from referee.demo import (
-    MATCHJACK,
-    MATCHJACK_PLAYERS,
-    MaildirMail,
-    _mail_stack,
-    _report_end,
-    _set_up,
-    check_folder,
-    problem_line,
-)
-from referee.games import GAMES, Game
-from referee.games.base import Step, open_steps
+from referee.demo.base import TWO_SEATS, Demo, Script, form_of, problem_line, unquoted
+from referee.games.base import Game, Step, open_steps
 from referee.games.matchjack import bots as published  # the catalogue every player may read
 from referee.games.matchjack.hands import rank, worth
 from referee.mail.client import Received, ScriptedClient
@@ -62,10 +52,10 @@ from referee.store.db import Store
 from referee.store.models import Match
 
 if TYPE_CHECKING:
-    from referee.demo_mail import RealMail
-    from referee.mailstack import MailStack
+    from referee.demo.mail import RealMail
+    from referee.demo.transport import MaildirMail
 
-__all__ = ["MatchJackPlayer", "run_matchjack_demo"]
+__all__ = ["DEMO", "MATCHJACK_PLAYERS", "MatchJackPlayer", "MatchJackScript", "Planner"]
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
@@ -81,37 +71,37 @@ MISSED_TURN_HAND = 7  # the first betting turn from this hand on is left to its 
 REFUSED_BET = 99  # more than anyone holds: the rules refuse it at no cost
 MAX_EVENTS = 5000  # a match ends long before; the bound keeps a broken one from looping
 
-STEP_LINE = re.compile(r"^Step: (.+)$", re.MULTILINE)
+# MatchJack's six: alice and bob, and these four (key -> name, time zone), all with an address
+MATCHJACK_PLAYERS = {
+    "chiara": ("Chiara Rossi", "Europe/Rome"),
+    "kenji": ("Kenji Sato", "Asia/Tokyo"),
+    "priya": ("Priya Nair", "Asia/Kolkata"),
+    "tomas": ("Tomás Silva", "America/Sao_Paulo"),
+}
+MATCHJACK_GARNETS = 12  # the season's starting garnets: FOLD STAYSET costs 5
 
 
-def run_matchjack_demo(
-    folder: Path, *, seed: int, transport: str = "maildir", install: bool = False, out: TextIO = sys.stdout
-) -> int:
-    """A whole MatchJack match by mail (see the module docstring); 0 when it finished."""
-    check_folder(folder)
-    with _mail_stack(transport, install, out, users=tuple(MATCHJACK_PLAYERS)) as stack:
-        return _play(folder, seed, stack, out)
+class MatchJackScript(Script):
+    """The demo's script: the six players, and the :class:`Planner` that plays the match
+    event by event (:meth:`play`); at the end, every player must have got mail."""
 
+    max_steps = MAX_EVENTS
 
-def _play(folder: Path, seed: int, stack: MailStack | None, out: TextIO) -> int:
-    engine = GAMES[MATCHJACK]
-    folder, start, config, store, post, clients = _set_up(folder, seed, MATCHJACK, stack)
-    players = {key: MatchJackPlayer(key, client, random.Random(f"{seed}:{key}")) for key, client in clients.items()}
-    print(f"referee demo in {folder}", file=out)
-    print(
-        f"{engine.title}, six players ({', '.join(players)}), 15 hands at two tables at once, seed {seed}; "
-        f"starting {start:%Y-%m-%d %H:%M} UTC ({post.clock_note})",
-        file=out,
-    )
-    post.tick(start)
-    director = _Director(engine, store, post, players, out)
-    director.tell_seats()
-    for _ in range(MAX_EVENTS):
-        if not director.next_event():
-            break
-    checked, line = mail_check(clients)
-    finished = _report_end(folder, config, store, engine, post, out, notes=[line])
-    return 0 if finished and checked else 1
+    def __init__(self, director):
+        super().__init__(director)
+        d = director
+        players = {key: MatchJackPlayer(key, client, d.rng(key)) for key, client in d.clients.items()}
+        self.planner = Planner(d.engine, d.store, d.post, players, d.out, match=d.match_key)
+
+    def opening(self) -> list[str]:
+        return self.planner.seat_lines()
+
+    def play(self) -> bool:
+        return self.planner.next_event()
+
+    def check(self) -> tuple[bool, list[str]]:
+        checked, line = mail_check(self.director.clients)
+        return checked, [line]
 
 
 # ---------------------------------------------------------------------------- the players
@@ -188,7 +178,7 @@ class MatchJackPlayer:
         """Mostly the form's CHECK or CALL; now and then a small BET or RAISE within the
         amounts the mail lists, or (facing a bet) a FOLD."""
         filled, _ = self.form()
-        text = _unquoted(self.prompt().text)
+        text = unquoted(self.prompt().text)
         roll = self.rng.random()
         if filled == "CHECK":
             amounts = listed_amounts(text, "BET")
@@ -226,22 +216,6 @@ def _read(path: Path) -> Received:
     return Received(path, email.message_from_bytes(path.read_bytes(), policy=email.policy.default))
 
 
-def _unquoted(text: str) -> str:
-    """The mail's own lines (a quoted ``>`` line or an echoed ``|`` line is not the referee's word now)."""
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith((">", "|")))
-
-
-def form_of(text: str) -> tuple[str, str] | None:
-    """(command, step title) of the fill-in form a mail holds: its last ``Step:`` line and
-    the command line right above it; None when the mail holds no form."""
-    lines = _unquoted(text).splitlines()
-    for i in range(len(lines) - 1, 0, -1):
-        found = STEP_LINE.match(lines[i])
-        if found and lines[i - 1].strip():
-            return lines[i - 1].strip(), found.group(1).strip()
-    return None
-
-
 def listed_amounts(text: str, word: str) -> tuple[int, int] | None:
     """The amounts ``word n`` (``BET n``, or ``RAISE n``: not ``RAISE TO n``) may take, as the
     mail lists them: a choice line ``BET n ... n from 1 to 6``, or ``BET 1 to BET 6`` in a
@@ -271,12 +245,12 @@ class _Event:
     player: str | None = field(compare=False, default=None)
 
 
-class _Director:
-    """The script: reads the open steps from the database (the match row's ``open_steps``,
-    each with the instant it opened and its deadline), plans for each new one the reply of
-    the player whose step it is (or its deadline), plays the earliest planned event, ticks the
-    referee and prints a line per event and a summary per finished hand. The players decide
-    from their mail."""
+class Planner:
+    """The script's planner: reads the open steps from the database (the match row's
+    ``open_steps``, each with the instant it opened and its deadline), plans for each new one
+    the reply of the player whose step it is (or its deadline), plays the earliest planned
+    event, ticks the referee and prints a line per event and a summary per finished hand.
+    The players decide from their mail."""
 
     def __init__(
         self,
@@ -325,14 +299,16 @@ class _Director:
     def _say(self, line: str) -> None:
         print(line, file=self.out)
 
-    def tell_seats(self) -> None:
+    def seat_lines(self) -> list[str]:
+        """Who sits at each table at the start, and its bots."""
         public = self._public()
+        lines = []
         for table in ("Main", "Lost"):
             seated = sorted((p for p in public["players"] if public["sets"][p] == table), key=public["seats"].get)
             bots = " and ".join(public["bots"][table])
             shown = ", ".join(f"{p} (seat {public['seats'][p]})" for p in seated)
-            self._say(f"{table} set: {shown}; the bots {bots}")
-        self._say("")
+            lines.append(f"{table} set: {shown}; the bots {bots}")
+        return lines
 
     # ----------------------------------------------------------------- the loop
 
@@ -547,7 +523,7 @@ def hand_summary(entry: dict[str, Any], public: dict[str, Any]) -> str:
         lines.append("  moving: " + ", ".join(moves))
     if entry["eliminated"]:
         lines.append("  left the match at 0 chips: " + ", ".join(entry["eliminated"]))
-    chips = _chips_after(entry["hand"], public)
+    chips = chips_after(entry["hand"], public)
     lines.append("  chips: " + ", ".join(f"{p} {n}" for p, n in chips.items()))
     return "\n".join(lines)
 
@@ -570,7 +546,7 @@ def _worth(cards: list[str]) -> str:
     return f"({worth(cards)}{', one colour' if len(colours) == 1 else ''})"
 
 
-def _chips_after(hand: int, public: dict[str, Any]) -> dict[str, int]:
+def chips_after(hand: int, public: dict[str, Any]) -> dict[str, int]:
     """The chips after ``hand``: the stacks now, plus what the next hand (dealt at once, when
     no break comes) has taken as antes."""
     stacks = dict(public["stacks"])
@@ -590,3 +566,12 @@ def mail_check(clients: dict[str, ScriptedClient]) -> tuple[bool, str]:
         return True, f"Every player's mailbox holds their mail: {listed}."
     empty = ", ".join(k for k, n in counts.items() if not n)
     return False, f"WRONG: no mail for {empty}"
+
+
+DEMO = Demo(
+    seats={**TWO_SEATS, **{key: (name, tz, True) for key, (name, tz) in MATCHJACK_PLAYERS.items()}},
+    match_lines='steps = { stay = "8h", bet = "3h", action = "3h", break = "6h" }\nreminders = ["1h"]',
+    script=MatchJackScript,
+    who=f"six players ({', '.join([*TWO_SEATS, *MATCHJACK_PLAYERS])}), 15 hands at two tables at once",
+    season_lines=f"starting_garnets = {MATCHJACK_GARNETS}\n",
+)

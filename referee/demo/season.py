@@ -22,11 +22,14 @@ main matches; the frame creates each nomination and death match when the match b
 ends, and the clock starts them. The director (:class:`_Season`) looks, after each match,
 for the match that runs now or the next one scheduled (ticking the referee at its start),
 and hands it to the players of its game, who answer their mail as the other demos' players
-do: :class:`~referee.demo.ScriptedPlayer` (Stationary Roulette),
-:class:`~referee.demo.DuelPlayer` (Indian Poker), the MatchJack demo's director and players
-(:mod:`referee.demo_matchjack`), :class:`~referee.demo.MinorityPlayer` (Betting Minority)
-and :class:`NominationPlayer` (the nomination). Each replies to the mail that holds its
-form, into the referee's inbox Maildir, with a delivery time on the virtual clock.
+do; each comes from its game's demo module: ``ScriptedPlayer`` (Stationary Roulette,
+:mod:`referee.games.stationary_roulette.demo`), ``DuelPlayer`` (Indian Poker,
+:mod:`referee.games.indian_poker.demo`), the MatchJack demo's planner and players
+(:mod:`referee.games.matchjack.demo`), ``MinorityPlayer`` (Betting Minority,
+:mod:`referee.games.betting_minority.demo`); :class:`NominationPlayer` (the nomination, the
+season's own step) is here. Each replies to the mail that holds its form, into the
+referee's inbox Maildir, with a delivery time on the virtual clock. (So this module, unlike
+the rest of :mod:`referee.demo`, names its games: it plays a season of these five.)
 
 The commentary is a few lines per match (its start, a line per round or hand of a main
 match, its end, the EC, the DMO, who is eliminated); then the final standings (``referee
@@ -50,30 +53,23 @@ from typing import Any, TextIO
 from sqlalchemy import select
 
 from referee.config import ConfigError, load_season, load_service_config
-from referee.demo import (
-    MATCHJACK_GARNETS,
-    MATCHJACK_PLAYERS,
-    MAX_DEMO_TURNS,
-    MAX_MINORITY_STEPS,
-    PARTICIPANTS,
-    PLAYERS,
-    DuelPlayer,
-    MaildirMail,
-    MinorityPlayer,
-    ScriptedPlayer,
-    _player_table,
-    _shown,
-    archive_note,
-    check_folder,
-    prepare_folder,
-    problem_line,
-    referee_command,
-    status_command,
-    write_config,
-)
-from referee.demo_matchjack import MAX_EVENTS, MatchJackPlayer, _chips_after, _Director, form_of
+from referee.demo.base import PLAYERS, form_of, problem_line
+from referee.demo.files import check_folder, player_table, prepare_folder, write_config
+from referee.demo.report import archive_note, referee_command, shown, status_command
+from referee.demo.transport import MaildirMail
 from referee.games import GAMES
 from referee.games.betting_minority import ROOMS
+from referee.games.betting_minority.demo import MAX_MINORITY_STEPS, PARTICIPANTS, MinorityPlayer
+from referee.games.indian_poker.demo import MAX_DEMO_TURNS, DuelPlayer
+from referee.games.matchjack.demo import (
+    MATCHJACK_GARNETS,
+    MATCHJACK_PLAYERS,
+    MAX_EVENTS,
+    MatchJackPlayer,
+    Planner,
+    chips_after,
+)
+from referee.games.stationary_roulette.demo import ScriptedPlayer
 from referee.mail.client import Received, ScriptedClient
 from referee.seasons import load_season as load_into_store
 from referee.service import Referee
@@ -142,7 +138,7 @@ def run_season_demo(
         for line in [*post.keep(folder), mail_line]:
             print(line, file=out)
         print(archive_note(folder, config, store, ended or director.now), file=out)
-        config_arg = shlex.quote(_shown(folder / "referee.toml"))
+        config_arg = shlex.quote(shown(folder / "referee.toml"))
         print(f"The standings again: {referee_command()} --config {config_arg} standings", file=out)
         print(f"Try: {status_command(folder)}", file=out)
     finally:
@@ -179,8 +175,8 @@ def write_season(folder: Path, start: datetime, seed: int, domain: str) -> None:
     """``season.toml``: the players, the silent participants, the frame and the two main matches."""
     players = "\n".join(
         [
-            *(_player_table(key, name, f"{key}@{domain}", tz) for key, (name, tz) in SEASON_PLAYERS.items()),
-            *(_player_table(key, name, None, tz) for key, (name, tz) in SILENT.items()),
+            *(player_table(key, name, f"{key}@{domain}", tz) for key, (name, tz) in SEASON_PLAYERS.items()),
+            *(player_table(key, name, None, tz) for key, (name, tz) in SILENT.items()),
         ]
     )
     silent = ", ".join(f'"{key}"' for key in SILENT)
@@ -454,19 +450,19 @@ class _Season:
         self._say(f"  {hands} hands, {moves} moves by mail ({refused} refused)")
 
     def _matchjack(self, match: Match) -> None:
-        """MatchJack: the MatchJack demo's director plays it (both tables at once, its script
+        """MatchJack: the MatchJack demo's planner plays it (both tables at once, its script
         included); a line per finished hand here (its play-by-play is not printed)."""
         engine = GAMES[match.game]
         seats = [seat.player.key for seat in match.seats]
         players = {k: MatchJackPlayer(k, self.clients[k], self._rng(k, match.key)) for k in seats}
-        director = _Director(engine, self.store, _Clock(self), players, io.StringIO(), match=match.key)
+        director = Planner(engine, self.store, _Clock(self), players, io.StringIO(), match=match.key)
         told = 0
         for _ in range(MAX_EVENTS):
             if not director.next_event():
                 break
             public = director._public()
             for entry in public["history"][told:]:
-                chips = _chips_after(entry["hand"], public)
+                chips = chips_after(entry["hand"], public)
                 out = f"; left the match: {', '.join(entry['eliminated'])}" if entry["eliminated"] else ""
                 self._say(f"  Hand {entry['hand']}: chips {', '.join(f'{p} {n}' for p, n in chips.items())}{out}")
             told = len(public["history"])
@@ -530,7 +526,7 @@ class _Season:
 
 
 class _Clock:
-    """The mail of the MatchJack director, on the season's clock (its ticks never go back)."""
+    """The mail of the MatchJack planner, on the season's clock (its ticks never go back)."""
 
     def __init__(self, season: _Season):
         self.season = season
