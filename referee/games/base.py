@@ -106,6 +106,13 @@ and storage; the engine owns the rules.
   acting players from best to worst (a game whose ``game_type.ranked`` is true): the season
   reads a main match's winner and EC from it (:mod:`referee.season`); a drawn duel ranks
   as its rules say (Stationary Roulette: fewer chips at the end last, then a lot).
+* A game's object (``GAME``) is an :class:`Engine` given the game package's modules (``play``,
+  ``grammar``, ``views``, ``samples``): the wiring every engine shares is written there once,
+  with the defaults most games keep (``awaiting``: the open step's players; ``audience``: every
+  player; ``with_balances``: the match's own chips, checked and unchanged; ``result``: the
+  stored one, ranked by :func:`ranked_by_outcome`), which a game overrides where it plays
+  otherwise. :func:`opponent`, :func:`require_player`, :func:`rejected`, :func:`check_forfeit`
+  and :func:`result_record` are the small pieces the engines' rules share.
 * Chip movements are appended to ``state["transfers"]`` as
   ``{"from": account, "to": account, "amount": n, "reason": str, "step": key}``;
   the service copies new entries into the season ledger (double entry), so chips
@@ -120,6 +127,7 @@ import pickle
 import random
 import re
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Protocol, Sequence
 
 State = dict[str, Any]
@@ -422,6 +430,47 @@ def transfer(
     state["transfers"].append(entry)
 
 
+def opponent(state: State, player: str) -> str:
+    """The other player of a match of two (``state["players"]`` is ``[a, b]``)."""
+    a, b = state["players"]
+    return str(b if player == a else a)
+
+
+def require_player(state: State, player: str | None) -> None:
+    """A :class:`GameError` unless ``player`` plays in the match (views, hidden variants)."""
+    if player not in state["players"]:
+        raise GameError(f"{player} is not playing in this match.")
+
+
+def rejected(state: State, reason: str) -> Applied:
+    """A move the rules refuse: the state as it was, unchanged, and why (shown to the player)."""
+    return Applied(state, False, reason, changed=False)
+
+
+def check_forfeit(state: State, player: str) -> None:
+    """A forfeit is refused once the match is over, and from anyone not playing it."""
+    if state["result"] is not None:
+        raise GameError("The match is over; nobody can forfeit it any more.")
+    if player not in state["players"]:
+        raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
+
+
+VICTORY_POINTS = {"win": 1.0, "loss": 0.0, "draw": 0.5}  # a result's victory points, by outcome
+
+
+def result_record(outcome: dict[str, str], reason: str, scores: Any, **more: Any) -> dict[str, Any]:
+    """The fields of a :class:`Result` as a game keeps them in ``state["result"]``: the
+    outcome, the victory points it gives (:data:`VICTORY_POINTS`, in the outcome's order),
+    the reason and the scores, then ``more`` (awards, signals, ranking) in the order given."""
+    return {
+        "outcome": outcome,
+        "victory_points": {p: VICTORY_POINTS[o] for p, o in outcome.items()},
+        "reason": reason,
+        "scores": scores,
+        **more,
+    }
+
+
 def check_balances(state: State, balances: dict[str, int]) -> None:
     """The shape :meth:`Game.with_balances` requires: a whole, non-negative number of
     season chips for every player of the match, else a :class:`GameError`."""
@@ -453,3 +502,120 @@ def plural(n: int, noun: str, nouns: str | None = None) -> str:
     ``nouns`` gives an irregular plural. The mail templates have it as the filter ``plural``
     (``{{ n | plural("chip") }}``, registered in :mod:`referee.render`)."""
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
+# --------------------------------------------------------------------------- the game object
+
+
+class Engine:
+    """A game object (:class:`Game`) assembled from its package's modules: the wiring every
+    engine shares, written once.
+
+    A game package (``referee/games/<game>/``) keeps each job in a module of its own, and its
+    ``GAME`` is an instance of a subclass of this class, given them:
+
+    * ``play``, the match as it runs: ``initial_state(seed, players, options)``,
+      ``step(state)``, ``apply_move(state, player, move)``, ``apply_timeout(state, key)`` and
+      ``forfeit(state, player)``;
+    * ``grammar``, the mail: ``parse(state, player, text)`` and ``form(state, player)``;
+    * ``views``: ``view(state, player)`` and ``standings(state)``;
+    * ``samples``, for tests and automated players: ``sample_moves(state, player, rnd)`` and
+      ``hidden_variants(state, player, rnd)``.
+
+    The subclass names the game (``name``, ``title``, ``min_players``, ``max_players``,
+    ``game_type``) and overrides what it does otherwise than every game here does by default:
+    ``step_kinds`` is ``game_type.step_kinds``; the open step's players are awaited
+    (``awaiting``); every player is told of every step and of the end (``audience``); the
+    chips are the match's own, so ``with_balances`` checks the season balances for shape and
+    changes nothing; ``result`` is the stored one (:func:`stored_result`), ranked by
+    :func:`ranked_by_outcome` on the chips ``state[ranked_by]`` (``ranked_by`` None: the result
+    keeps its own ranking). A game that plays some part itself (MatchJack) overrides those
+    methods and need not be given that module.
+    """
+
+    name: str  # registry key
+    title: str  # human name
+    min_players: int
+    max_players: int
+    game_type: GameType
+    ranked_by: str | None = "chips"  # the state's key of the chips a drawn result is ranked by
+
+    def __init__(
+        self,
+        *,
+        play: ModuleType | None = None,
+        grammar: ModuleType | None = None,
+        views: ModuleType | None = None,
+        samples: ModuleType | None = None,
+    ) -> None:
+        self.play: Any = play
+        self.grammar: Any = grammar
+        self.views: Any = views
+        self.samples: Any = samples
+
+    @property
+    def step_kinds(self) -> dict[str, float]:
+        """Step kind -> default length in hours (``game_type.step_kinds``)."""
+        return self.game_type.step_kinds
+
+    # ----------------------------------------------------------------- play
+
+    def initial_state(self, seed: int, players: Sequence[str], options: dict[str, Any]) -> State:
+        return self.play.initial_state(seed, players, options)
+
+    def step(self, state: State) -> Step | None:
+        return self.play.step(state)
+
+    def awaiting(self, state: State) -> tuple[str, ...]:
+        """The players of the open step (none once the match is over)."""
+        step = self.step(state)
+        return () if step is None else step.players
+
+    def audience(self, state: State, step: Step | None = None) -> tuple[str, ...]:
+        """Every player is told of every step (and of the end)."""
+        return tuple(state["players"])
+
+    def apply_move(self, state: State, player: str, move: Move) -> Applied:
+        return self.play.apply_move(state, player, move)
+
+    def apply_timeout(self, state: State, key: str | None = None) -> State:
+        return self.play.apply_timeout(state, key)
+
+    def forfeit(self, state: State, player: str) -> State:
+        return self.play.forfeit(state, player)
+
+    def with_balances(self, state: State, balances: dict[str, int]) -> State:
+        """The match is played with its own chips: the season balances are checked for
+        shape, and change nothing."""
+        check_balances(state, balances)
+        return clone(state)
+
+    def result(self, state: State) -> Result | None:
+        result = stored_result(state)
+        if result is not None and self.ranked_by is not None:
+            result.ranking = ranked_by_outcome(state, result.outcome, state[self.ranked_by])
+        return result
+
+    # ----------------------------------------------------------------- mail
+
+    def parse(self, state: State, player: str, text: str) -> Parsed:
+        return self.grammar.parse(state, player, text)
+
+    def form(self, state: State, player: str) -> str:
+        return self.grammar.form(state, player)
+
+    # ----------------------------------------------------------------- views
+
+    def view(self, state: State, player: str | None) -> dict[str, Any]:
+        return self.views.view(state, player)
+
+    def standings(self, state: State) -> list[str]:
+        return self.views.standings(state)
+
+    # ----------------------------------------------------------------- for tests and bots
+
+    def sample_moves(self, state: State, player: str, rnd: random.Random) -> list[Move]:
+        return self.samples.sample_moves(state, player, rnd)
+
+    def hidden_variants(self, state: State, player: str, rnd: random.Random) -> list[State]:
+        return self.samples.hidden_variants(state, player, rnd)

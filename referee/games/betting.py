@@ -96,6 +96,11 @@ Functions:
 ``turn_reference(text) -> str``
     The normalised form of a turn reference (``"Hand 3, action 2"`` -> ``"hand 3 action 2"``),
     so a game compares the ``Step:`` (or ``Turn:``) line of a mail with the one of its form.
+``duel_type(turn_hours, dmo) -> GameType``
+    The game type of a heads-up betting duel (Indian Poker, Rewind Hold'em): sequential
+    turns, the match's own chips, chance, the ``dmo`` option, ranked, a death match, and 5
+    missed steps forfeit. ``check_forfeit(state, player)`` (:mod:`referee.games.base`'s)
+    refuses a forfeit once the match is over or from anyone not playing it.
 
 Mail grammar
 ------------
@@ -127,8 +132,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.games.base import GameError, NoMoves, ParseError, clone, plural
-from referee.games.lines import clean_line
+from referee.games.base import (
+    MATCH_CHIPS,
+    SEQUENTIAL,
+    GameError,
+    GameType,
+    NoMoves,
+    ParseError,
+    clone,
+    plural,
+)
+from referee.games.base import check_forfeit as check_forfeit  # a duel's forfeit is refused as any game's
+from referee.games.lines import MAX_LINE_CHARS as MAX_LINE_CHARS  # ruling B8: a longer line is never a command
+from referee.games.lines import mail_lines
+from referee.games.lines import shown as _shown
 
 Round = dict[str, Any]
 Action = dict[str, Any]
@@ -136,9 +153,6 @@ Action = dict[str, Any]
 ACTIONS = ("raise", "call", "check", "fold", "all-in")
 # Ruling B9: no sane raise has more digits than this.
 MAX_DIGITS = 6
-# Ruling B8: a longer line is never a command (a pasted log costs nothing).
-MAX_LINE_CHARS = 300
-_SHOWN = 40
 
 
 class IllegalAction(GameError):
@@ -388,14 +402,6 @@ def act(rnd: Round, seat: str, action: Action) -> Round:
     return new
 
 
-def check_forfeit(state: dict[str, Any], player: str) -> None:
-    """A duel's forfeit is refused once the match is over, and from anyone not playing it."""
-    if state["result"] is not None:
-        raise GameError("The match is over; nobody can forfeit it any more.")
-    if player not in state["players"]:
-        raise GameError(f"{player} is not playing in this match, so cannot forfeit it.")
-
-
 def forfeit(rnd: Round, seat: str) -> Round:
     """The round after ``seat`` forfeits the match, whoever's turn it was: it ends as a fold
     by ``seat`` (end "fold", the pot to the opponent), with the entry ``{"seat", "command":
@@ -434,6 +440,28 @@ def default_action(rnd: Round) -> Action:
     return {"action": "call"} if to_call(rnd, seat) == 0 else {"action": "fold"}
 
 
+# --------------------------------------------------------------------------- the duels
+
+
+def duel_type(turn_hours: float, dmo: str) -> GameType:
+    """The :class:`GameType` of a heads-up betting duel (Indian Poker, Rewind Hold'em): one
+    player acts per step, a turn lasting ``turn_hours`` by default; the chips are the match's
+    own stacks (never the season's); the deal is chance; the match option ``dmo`` (``dmo``
+    says what it does in the game) names the player chosen for the death match; the result
+    ranks both players."""
+    return GameType(
+        dynamics=SEQUENTIAL,
+        roles=("player", "player"),
+        currencies=(MATCH_CHIPS,),
+        step_kinds={"turn": turn_hours},
+        options={"dmo": dmo},
+        chance=True,
+        ranked=True,
+        death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
+        abandon_after=5,  # RULINGS, "Seasons": a timeout costs little, so 5 missed steps forfeit
+    )
+
+
 # --------------------------------------------------------------------------- mail text
 #
 # One pass over the lines; each line is split once into words (str.split) and only its
@@ -459,10 +487,6 @@ class Reading:
     extras: tuple[str, ...] = ()  # extra command words found (lower case), in order
     turn: str | None = None  # the normalised text of a "Step:" (or old "Turn:") line
     ignored: list[str] = field(default_factory=list)  # read, but part of no command, in order
-
-
-def _shown(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
 
 def turn_reference(text: str) -> str:
@@ -568,18 +592,7 @@ def read_action(text: str, extra_commands: Iterable[str] = ()) -> Reading:
     found: tuple[Action, str] | None = None
     extras: list[tuple[str, str]] = []
     turn: tuple[str, str] | None = None
-    for raw in text.splitlines():
-        written = raw.strip()
-        if not written:
-            continue
-        if len(written) > MAX_LINE_CHARS or written.startswith(">"):
-            ignored.append(_shown(written))
-            continue
-        line = clean_line(written)
-        words = line.split()
-        if not words:
-            ignored.append(written)
-            continue
+    for written, line, words in mail_lines(text, ignored):
         low = words[0].lower()
         head = low.rstrip(_TRAIL)
         ended = head != low

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
 _MARKS = re.compile(r"[*_]+")
 
@@ -42,3 +43,36 @@ def clean_line(raw: str) -> str:
     """A line of a mail as the grammars read it: stripped, without its bullet and without
     the emphasis around its words (:func:`strip_emphasis`)."""
     return strip_emphasis(unbullet(raw.strip())).strip()
+
+
+# Ruling (every grammar): a longer line is never a command (a pasted log costs nothing)
+MAX_LINE_CHARS = 300
+SHOWN_CHARS = 40  # longer pieces of a mail are cut when a reason or the ignored list quotes them
+
+
+def shown(text: str) -> str:
+    """``text`` as a reason or the list of ignored lines quotes it: cut to 40 characters."""
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def mail_lines(
+    text: str, ignored: list[str], clean: Callable[[str], str] = clean_line
+) -> Iterator[tuple[str, str, list[str]]]:
+    """The lines of a mail a grammar of commands reads, one at a time, as ``(written, line,
+    words)``: the line as written (stripped), as read (``clean``: :func:`clean_line`) and its
+    words. Blank lines are passed over; a quoted line (``>``), a line longer than
+    ``MAX_LINE_CHARS`` (quoted cut, :func:`shown`) and a line with no word once cleaned go to
+    ``ignored`` as they come, so the grammar's own entries keep the mail's order."""
+    for raw in text.splitlines():
+        written = raw.strip()
+        if not written:
+            continue
+        if len(written) > MAX_LINE_CHARS or written.startswith(">"):
+            ignored.append(shown(written))
+            continue
+        line = clean(written)
+        words = line.split()
+        if not words:
+            ignored.append(written)
+            continue
+        yield written, line, words

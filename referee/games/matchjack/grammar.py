@@ -45,7 +45,6 @@ from referee.games.base import Move, NoMoves, Parsed, ParseError
 from referee.games.betting import (
     _DASHES,
     _TRAIL,
-    MAX_LINE_CHARS,
     _amount,
     _numberish,
     _read_raise,
@@ -53,7 +52,7 @@ from referee.games.betting import (
     _shown,
     turn_reference,
 )
-from referee.games.lines import clean_line
+from referee.games.lines import clean_line, mail_lines
 from referee.games.matchjack import table
 
 PLAY_KEYS = ("stay", "bet", "action")
@@ -224,18 +223,7 @@ def read_mail(
     guess: tuple[Move, str, int] | None = None
     ref: tuple[str, str] | None = None
     index = 0
-    for raw in text.splitlines():
-        written = raw.strip()
-        if not written:
-            continue
-        if len(written) > MAX_LINE_CHARS or written.startswith(">"):
-            ignored.append(_shown(written))
-            continue
-        line = _clean(written)
-        words = line.split()
-        if not words:
-            ignored.append(written)
-            continue
+    for written, line, words in mail_lines(text, ignored, clean=_clean):
         low = words[0].lower()
         head = low.rstrip(_TRAIL)
         ended = head != low
