@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, load_only, selectinload
 
 from referee.config import ConfigError, MailConfig
 from referee.games import GAMES
@@ -72,7 +72,7 @@ def status_of(
             lines.append(f"  {at:%Y-%m-%d %H:%M} UTC: {text}")
         lines.append("")
     lines.extend(season_record_lines(session, {m.season_id: m.season for m in matches}))
-    lines.extend(mail_lines(session))
+    lines.extend(mail_lines(session, now))
     limit, window = (mail.bounce_limit, mail.bounce_window) if mail else (3, timedelta(days=7))
     lines.extend(bounce_lines(session, now, limit, window))
     lines.extend(organizer_line(mail, secret))
@@ -170,9 +170,10 @@ def match_lines(match: Match, now: datetime) -> list[str]:
     return out
 
 
-def mail_lines(session) -> list[str]:
+def mail_lines(session, now: datetime | None = None) -> list[str]:
     """Mail queues, and what is wrong with them: quarantined mail with its reason, mail
-    waiting for delivery with its last error, inbox files that cannot be read."""
+    waiting for delivery with its last error (and what it waits for), step mails not
+    delivered by their deadline (with ``now``), inbox files that cannot be read."""
     inbound = dict(session.execute(select(Inbound.status, func.count()).group_by(Inbound.status)).all())
     outbox = dict(session.execute(select(Outbox.status, func.count()).group_by(Outbox.status)).all())
     lines = [
@@ -199,7 +200,15 @@ def mail_lines(session) -> list[str]:
         count = session.scalar(
             select(func.count()).select_from(Outbox).where(Outbox.status == "pending", Outbox.last_error.is_not(None))
         )
-        lines.append(f"  waiting for another delivery attempt: {count} (`referee requeue` retries them now)")
+        causes = dict(
+            session.execute(
+                select(Outbox.fail_cause, func.count())
+                .where(Outbox.status == "pending", Outbox.last_error.is_not(None))
+                .group_by(Outbox.fail_cause)
+            ).all()
+        )
+        why = ", ".join(f"{WAITING_FOR.get(cause, WAITING_FOR[None])} {n}" for cause, n in sorted_causes(causes))
+        lines.append(f"  waiting for another delivery attempt: {count} ({why}; `referee requeue` retries them now)")
     for row in retrying:
         lines.append(
             f"    to {row.to_addr}: {row.attempts} attempt(s), next {row.next_attempt_at:%Y-%m-%d %H:%M} UTC;"
@@ -208,6 +217,8 @@ def mail_lines(session) -> list[str]:
     failed = session.scalars(select(Outbox).where(Outbox.status == "failed").order_by(Outbox.id.desc()).limit(5)).all()
     for row in failed:
         lines.append(f"  undeliverable to {row.to_addr} after {row.attempts} attempts: {row.last_error}")
+    if now is not None:
+        lines.extend(late_step_mail_lines(session, now))
     problems = session.scalars(select(InboxProblem).order_by(InboxProblem.first_seen).limit(5)).all()
     if problems:
         count = session.scalar(select(func.count()).select_from(InboxProblem))
@@ -217,6 +228,68 @@ def mail_lines(session) -> list[str]:
             f"    {problem.source}: {problem.reason} (since {problem.first_seen:%Y-%m-%d %H:%M} UTC, {problem.count}x)"
         )
     return lines
+
+
+# what mail waiting for another attempt waits for, by the cause of its last failure
+# (referee.pipeline.deliver)
+WAITING_FOR = {
+    "disk": "for the outbox disk",
+    "server": "for the mail server",
+    "recipient": "for their recipients' servers",
+    None: "after other errors",
+}
+
+
+def sorted_causes(causes: dict) -> list[tuple]:
+    order = list(WAITING_FOR)
+    return sorted(causes.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
+
+
+STEP_COLUMNS = (
+    Match.key,
+    Match.status,
+    Match.open_steps,
+    Match.step_key,
+    Match.step_kind,
+    Match.step_opened_at,
+    Match.deadline,
+    Match.remind_at,
+)
+LATE_STEP_MAILS = 5  # step mails past their deadline listed by status (the most recent first)
+
+
+def late_step_mail_lines(session, now: datetime) -> list[str]:
+    """Step mails (the mail that opens a step with its deadline) not delivered (waiting for
+    another attempt, or given up) although their step's deadline has passed: the step's
+    deadline while it is open, else the one delivery kept in the row (a step mail never
+    tried, whose step is over, says that instead)."""
+    rows = session.execute(
+        select(Outbox.id, Outbox.to_addr, Outbox.step_key, Outbox.step_title, Outbox.deadline, Outbox.status, Match)
+        .join(Match, Match.id == Outbox.match_id)
+        .where(Outbox.kind == "step", Outbox.status.in_(("pending", "failed")))
+        .order_by(Outbox.id.desc())
+        .options(load_only(*STEP_COLUMNS))  # not the state: what opensteps.listed reads
+    ).all()
+    late: list[str] = []
+    for row in rows:
+        match = row.Match
+        open_now = {step.key: step for step in opensteps.listed(match)}
+        step = open_now.get(row.step_key)
+        deadline = step.deadline if step is not None else row.deadline
+        what = f"{match.key}/{row.step_key}" + (f" ({row.step_title})" if row.step_title else "")
+        how = "given up" if row.status == "failed" else "still tried"
+        if deadline is not None and deadline <= now:
+            late.append(
+                f"  step mail to {row.to_addr} for {what} not delivered ({how}); its deadline passed at"
+                f" {deadline:%Y-%m-%d %H:%M} UTC"
+            )
+        elif step is None and deadline is None:
+            late.append(f"  step mail to {row.to_addr} for {what} not delivered ({how}); its step is over")
+    if len(late) > LATE_STEP_MAILS:
+        shown = late[:LATE_STEP_MAILS]
+        shown.append(f"  ... and {len(late) - LATE_STEP_MAILS} more step mails not delivered by their deadline")
+        return shown
+    return late
 
 
 def bounce_lines(session, now: datetime, limit: int, window: timedelta) -> list[str]:

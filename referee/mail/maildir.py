@@ -35,6 +35,9 @@ __all__ = ["InboxItem", "MaildirInbox", "MaildirOutbox", "MaildirSender", "Maild
 
 SEEN_INFO = ":2,S"
 TMP_MAX_AGE = timedelta(days=1)  # a file left in tmp/ this long is an interrupted delivery
+# the outbox's file system failing as a whole (full, out of quota, read-only, failing): the
+# cause "disk" of a failed delivery (referee.mail.transport), not one mail's nor one address's
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
 
 _counter = itertools.count(1)
 _PLAIN_PATH = re.compile(r"[!-;=?-~]{1,320}")  # an envelope sender fit for a Return-Path line (no <, >, spaces)
@@ -213,6 +216,7 @@ class MaildirSender:
 
     async def send(self, mail: OutboundMail) -> SendResult:
         results: dict[str, tuple[Outcome, str]] = {}
+        cause = ""
         data = mail.data.replace(b"\r\n", b"\n")
         if mail.sender and _PLAIN_PATH.fullmatch(mail.sender) and not data.startswith(b"Return-Path:"):
             data = b"Return-Path: <" + mail.sender.encode("ascii") + b">\n" + data
@@ -223,9 +227,11 @@ class MaildirSender:
                 results[recipient] = ("permanent", f"{type(exc).__name__}: {exc}")
             except OSError as exc:
                 results[recipient] = ("temporary", f"{type(exc).__name__}: {exc}")
+                if exc.errno in DISK_ERRNOS:  # the file system, not this mail nor its address
+                    cause = "disk"
             else:
                 results[recipient] = ("sent", "")
-        return SendResult(results)
+        return SendResult(results, cause)
 
     async def sync(self) -> None:
         self.outbox.sync()

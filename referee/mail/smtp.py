@@ -6,7 +6,9 @@
   message data is ``sent`` (and only that: a mail is sent once the server has it); a 5xx
   for a recipient, the sender or the data is ``permanent``; a 4xx, a connection that
   cannot be made, drops or times out, or a login the server refuses (a password changed:
-  the organizer fixes it and the mail goes out) is ``temporary``.
+  the organizer fixes it and the mail goes out) is ``temporary``. Its cause
+  (:data:`~referee.mail.transport.CAUSES`): a 4xx for one recipient is the ``recipient``'s; the
+  rest (no connection, a login refused, a 4xx for the sender or the data, 421) the ``server``'s.
 * TLS (``security``): ``"tls"`` from the first byte (465), ``"starttls"`` required (587: a
   server that does not offer it is refused before any login), ``"none"``. The certificate
   is verified, against ``ca_file``'s CAs when set, else the system's; one that is not
@@ -45,6 +47,11 @@ def _outcome(code: int) -> Outcome:
     return "permanent" if 500 <= code < 600 else "temporary"
 
 
+def _recipient_cause(codes: list[int]) -> str:
+    """The cause of recipients refused for now: theirs, unless the server closes (421)."""
+    return "server" if 421 in codes else "recipient"
+
+
 class SmtpSender:
     """A :class:`~referee.mail.transport.MailSender` on an SMTP server."""
 
@@ -63,12 +70,13 @@ class SmtpSender:
             smtp = await self._connection()
         except SMTPAuthenticationError as exc:
             log.error("smtp: %s refused the login: %s %s", self._where(), exc.code, exc.message)
-            return SendResult.every(mail, "temporary", f"login refused: {exc.code} {exc.message}")
+            return SendResult.every(mail, "temporary", f"login refused: {exc.code} {exc.message}", "server")
         except TransportError as exc:  # a certificate not accepted, a ca_file that cannot be used
             log.error("smtp: %s", exc)
-            return SendResult.every(mail, "temporary", str(exc))
+            return SendResult.every(mail, "temporary", str(exc), "server")
         except (SMTPException, OSError, asyncio.TimeoutError) as exc:
-            return SendResult.every(mail, "temporary", f"cannot connect to {self._where()}: {_describe(exc)}")
+            detail = f"cannot connect to {self._where()}: {_describe(exc)}"
+            return SendResult.every(mail, "temporary", detail, "server")
         try:
             refused, reply = await smtp.sendmail(mail.sender, list(mail.recipients), mail.data)
         except SMTPRecipientsRefused as exc:  # every recipient refused; the connection is still good
@@ -80,18 +88,20 @@ class SmtpSender:
                     if address in codes
                     else ("temporary", "refused")
                     for address in mail.recipients
-                }
+                },
+                _recipient_cause([code for code, _ in codes.values()]),
             )
         except SMTPResponseException as exc:  # the sender or the data refused (aiosmtplib has sent RSET)
             if smtp.is_connected:
                 self._idle.append(smtp)
-            return SendResult.every(mail, _outcome(exc.code), f"{exc.code} {exc.message}")
+            return SendResult.every(mail, _outcome(exc.code), f"{exc.code} {exc.message}", "server")
         except ValueError as exc:  # an address SMTP cannot carry (checked before anything is sent)
             self._idle.append(smtp)
             return SendResult.every(mail, "permanent", f"not an address SMTP can carry: {exc}")
         except (SMTPException, OSError, asyncio.TimeoutError) as exc:  # the connection failed mid-way
             await self._drop(smtp)
-            return SendResult.every(mail, "temporary", f"connection to {self._where()} lost: {_describe(exc)}")
+            detail = f"connection to {self._where()} lost: {_describe(exc)}"
+            return SendResult.every(mail, "temporary", detail, "server")
         self._idle.append(smtp)
         results: dict[str, tuple[Outcome, str]] = {}
         for address in mail.recipients:
@@ -100,7 +110,7 @@ class SmtpSender:
                 results[address] = (_outcome(response.code), f"{response.code} {response.message}")
             else:
                 results[address] = ("sent", reply)
-        return SendResult(results)
+        return SendResult(results, _recipient_cause([refused[a].code for a in refused]) if refused else "")
 
     async def check(self) -> str:
         """Connect (TLS as configured) and log in: what ``referee check-mail`` asks of a new

@@ -4,9 +4,14 @@ Outbound, a :class:`MailSender` takes one :class:`OutboundMail` at a time and sa
 became of it for each recipient (:class:`SendResult`): **sent** (the transport has it:
 a Maildir file written, an SMTP server's 250), a **temporary** failure (try again later:
 a 4xx reply, a connection that failed or dropped, a full disk), or a **permanent** one
-(a 5xx reply, an address no Maildir can be made for): recorded, never retried. A sender
-never raises for what happens to a mail; an exception is a bug, and the outbox treats it
-as a temporary failure so that nothing is lost.
+(a 5xx reply, an address no Maildir can be made for): recorded, never retried. A failure
+names its **cause** where the transport knows it (:data:`CAUSES`): the outbox's ``disk`` (a
+Maildir that cannot be written: full, read-only, out of quota), the ``server`` (an SMTP
+server that cannot be reached or refuses the whole transaction for now), or one
+``recipient`` (a refusal of that address alone); the outbox retries mail waiting for the disk
+or the server as soon as it works again, and each recipient's on its own. A sender never
+raises for what happens to a mail; an exception is a bug, and the outbox treats it as a
+temporary failure so that nothing is lost.
 
 Senders are asynchronous: the outbox sends up to ``concurrency`` mails at once, then
 calls :meth:`MailSender.sync` before it marks them sent (a Maildir makes its batch
@@ -26,6 +31,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "CAUSES",
     "OUTCOMES",
     "InboundItem",
     "MailSender",
@@ -38,6 +44,7 @@ __all__ = [
 
 Outcome = Literal["sent", "temporary", "permanent"]
 OUTCOMES: tuple[Outcome, ...] = ("sent", "temporary", "permanent")
+CAUSES = ("disk", "server", "recipient")  # what failed ("": the transport does not say)
 
 
 @dataclass(frozen=True)
@@ -51,13 +58,15 @@ class OutboundMail:
 @dataclass(frozen=True)
 class SendResult:
     """What became of a mail, per recipient: ``{address: (outcome, detail)}``; detail is
-    the server's reply or the error, for the outbox's ``last_error`` and the logs."""
+    the server's reply or the error, for the outbox's ``last_error`` and the logs; ``cause``:
+    what failed, one of :data:`CAUSES` ("" when the transport does not say, or nothing failed)."""
 
     recipients: dict[str, tuple[Outcome, str]]
+    cause: str = ""
 
     @classmethod
-    def every(cls, mail: OutboundMail, outcome: Outcome, detail: str = "") -> SendResult:
-        return cls({address: (outcome, detail) for address in mail.recipients})
+    def every(cls, mail: OutboundMail, outcome: Outcome, detail: str = "", cause: str = "") -> SendResult:
+        return cls({address: (outcome, detail) for address in mail.recipients}, cause)
 
     @property
     def outcome(self) -> Outcome:

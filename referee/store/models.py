@@ -277,6 +277,7 @@ class Outbox(Base):
     __table_args__ = (
         Index("ix_outbox_status_next", "status", "next_attempt_at"),
         Index("ix_outbox_to_created", "to_addr", "created_at"),  # replies per address, for throttling
+        Index("ix_outbox_sent_at", "sent_at"),  # the latest success, for a cause of failure that cleared
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     dedupe_key: Mapped[str] = mapped_column(String(300), unique=True)
@@ -299,6 +300,16 @@ class Outbox(Base):
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # delivery (referee.pipeline.deliver): the holder of a claim under way (referee.store.lease:
+    # taken over at once when that holder has ended), NULL when unclaimed
+    claimed_by: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # the cause of the last failed attempt: disk | server | recipient | other (NULL: none failed),
+    # and when it failed: mail waiting for the disk or the server is due once it works again
+    fail_cause: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    failed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # a step mail's step deadline, as delivery last found it (retries come before it; status
+    # says when it passed with the mail undelivered)
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class Bounce(Base):
