@@ -17,10 +17,40 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
 if TYPE_CHECKING:
-    from referee.demo.director import Director
+    import random
+    from datetime import datetime
+
+    from referee.games.base import Game
+    from referee.mail.client import Received, ScriptedClient
+    from referee.store.db import Store
+    from referee.store.models import Match
+
+T = TypeVar("T")
+
+
+class Director(Protocol):
+    """What a game's script has of the demo's director (:class:`referee.demo.director.Director`,
+    which this module does not import: the director imports the games' demos)."""
+
+    engine: Game
+    store: Store
+    clients: dict[str, ScriptedClient]
+    out: TextIO
+    seed: int
+    start: datetime
+    match_key: str
+
+    def rng(self, key: str) -> random.Random: ...
+    def match(self) -> Match: ...
+    def public(self) -> dict[str, Any]: ...
+    def advance(self, at: datetime) -> None: ...
+    def tick(self, at: datetime) -> Any: ...
+    def send(self, key: str, at: datetime, write: Callable[[datetime], T]) -> tuple[T, Received]: ...
+    def say(self, line: str) -> None: ...
+
 
 # the players of a two-seat demo (key -> name, time zone), both with an address
 PLAYERS = {
