@@ -245,16 +245,6 @@ def sorted_causes(causes: dict) -> list[tuple]:
     return sorted(causes.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
 
 
-STEP_COLUMNS = (
-    Match.key,
-    Match.status,
-    Match.open_steps,
-    Match.step_key,
-    Match.step_kind,
-    Match.step_opened_at,
-    Match.deadline,
-    Match.remind_at,
-)
 LATE_STEP_MAILS = 5  # step mails past their deadline listed by status (the most recent first)
 
 
@@ -268,7 +258,7 @@ def late_step_mail_lines(session, now: datetime) -> list[str]:
         .join(Match, Match.id == Outbox.match_id)
         .where(Outbox.kind == "step", Outbox.status.in_(("pending", "failed")))
         .order_by(Outbox.id.desc())
-        .options(load_only(*STEP_COLUMNS))  # not the state: what opensteps.listed reads
+        .options(load_only(Match.key, *opensteps.LISTED_COLUMNS))  # not the state: what opensteps.listed reads
     ).all()
     late: list[str] = []
     for row in rows:

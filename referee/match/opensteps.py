@@ -52,6 +52,18 @@ def _instant(text: str | None) -> datetime | None:
     return at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
 
 
+# the columns :func:`listed` reads of a match (not its state): load_only(*LISTED_COLUMNS)
+LISTED_COLUMNS = (
+    Match.status,
+    Match.open_steps,
+    Match.step_key,
+    Match.step_kind,
+    Match.step_opened_at,
+    Match.deadline,
+    Match.remind_at,
+)
+
+
 def listed(match: Match) -> list[OpenStep]:
     """The match's open steps, in the game's order (none once it is over)."""
     if match.status != "running":

@@ -131,17 +131,6 @@ _COLUMNS = (
     Outbox.claimed_by,
 )
 
-# what opensteps.listed reads of a match (not its state)
-_STEP_COLUMNS = (
-    Match.status,
-    Match.open_steps,
-    Match.step_key,
-    Match.step_kind,
-    Match.step_opened_at,
-    Match.deadline,
-    Match.remind_at,
-)
-
 
 @dataclass
 class _Claimed:
@@ -335,7 +324,11 @@ class Delivery:
         steps = [row for row in rows if row.kind == "step" and row.match_id is not None and row.step_key]
         if not steps:
             return {}
-        query = select(Match).where(Match.id.in_({row.match_id for row in steps})).options(load_only(*_STEP_COLUMNS))
+        query = (
+            select(Match)
+            .where(Match.id.in_({row.match_id for row in steps}))
+            .options(load_only(*opensteps.LISTED_COLUMNS))
+        )
         matches = {match.id: match for match in session.scalars(query)}
         found: dict[int, datetime] = {}
         for row in steps:
