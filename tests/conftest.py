@@ -3,10 +3,17 @@ rule every test of an outside service follows (PostgreSQL, the mail stack, the b
 
 from __future__ import annotations
 
+import gc
 import os
+import random
+import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator
-from typing import NoReturn
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
+from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -16,6 +23,87 @@ from referee.store.db import Store
 
 PG_URL = os.environ.get("REFEREE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
+# ---------------------------------------------------------------- the conformance suite's rotating seed
+
+# The hidden-information check of tests/games/test_conformance_hidden.py draws its states with
+# fixed seeds and, beside them, with one seed that changes from run to run: drawn once per run
+# (by the controller under xdist, handed to every worker), printed in the header and in the
+# summary; REFEREE_CONFORMANCE_SEED=N runs with N again.
+SEED_VARIABLE = "REFEREE_CONFORMANCE_SEED"
+_SEED = pytest.StashKey[int]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and SEED_VARIABLE in workerinput:
+        seed = int(workerinput[SEED_VARIABLE])
+    elif os.environ.get(SEED_VARIABLE):
+        seed = int(os.environ[SEED_VARIABLE])
+    else:
+        seed = random.SystemRandom().randrange(1, 1_000_000)
+    config.stash[_SEED] = seed
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The garbage collector, tuned for a test process: what is there once the tests are
+    collected (modules, test items) stays to the end and is not walked again (freeze), and
+    the young generations are collected 140 times less often than by default (700
+    allocations): a test allocates millions of short-lived objects (states cloned, templates
+    rendered, rows loaded), which reference counting frees anyway. A fifth less CPU on the
+    service, archive and game tests; the cycles left wait a little longer."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist, on the controller) every worker gets the run's rotating seed."""
+    node.workerinput[SEED_VARIABLE] = node.config.stash[_SEED]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"conformance rotating seed: {config.stash[_SEED]} (to run with it again: {SEED_VARIABLE}={config.stash[_SEED]})"
+
+
+@pytest.fixture(scope="session")
+def conformance_seed(pytestconfig: pytest.Config) -> int:
+    """The run's rotating seed (see ``pytest_configure``)."""
+    return pytestconfig.stash[_SEED]
+
+
+# what the conformance tests report of their budgets (``record_property``): kind -> game -> figures
+_REPORTED: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Keep the conformance tests' budgets for the summary (under xdist the controller gets
+    every worker's reports, with their properties)."""
+    if report.when != "call":
+        return
+    for key, value in report.user_properties:
+        if key.startswith("conformance-") and isinstance(value, dict):
+            _REPORTED.setdefault(key, {})[str(value.get("game"))] = value
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The conformance suite's budgets per game, and the rotating seed, at the end of the run."""
+    seed = config.stash[_SEED]
+    playouts, hidden = _REPORTED.get("conformance-playouts", {}), _REPORTED.get("conformance-hidden", {})
+    if not playouts and not hidden:
+        return
+    terminalreporter.section("conformance budgets")
+    for game in sorted({*playouts, *hidden}):
+        line = f"{game}:"
+        if game in playouts:
+            got = playouts[game]
+            line += f" {got['playouts']} playouts, {got['states']} states (budget {got['budget']});"
+        if game in hidden:
+            got = hidden[game]
+            line += f" hidden information at {got['fixed']} (state, player) pairs of fixed seeds + {got['rotating']} of the rotating seed"
+        terminalreporter.write_line(line)
+    terminalreporter.write_line(f"rotating seed: {seed} (to run with it again: {SEED_VARIABLE}={seed})")
+
 
 def unavailable(required_by: str, required: str, missing: str) -> NoReturn:
     """An outside service a test needs is missing: under CI (or with ``required_by`` set in
@@ -24,6 +112,44 @@ def unavailable(required_by: str, required: str, missing: str) -> NoReturn:
     if os.environ.get(required_by) or os.environ.get("CI"):
         pytest.fail(required, pytrace=False)
     pytest.skip(missing)
+
+
+# ---------------------------------------------------------------- the order of the files on two workers
+
+# The files that take longest, longest first: xdist (--dist loadfile, --no-loadscope-reorder in
+# pyproject.toml) hands whole files to whichever worker is free, in the order the workers
+# collected them; a long file handed out last would keep one worker busy alone at the end
+# while the other waits. The rest follow, the files of most tests first (xdist's own order).
+# A file named here that no longer exists is simply not there.
+RUN_FIRST = (
+    "tests/games/test_conformance_hidden.py",
+    "tests/service/test_duels_by_mail.py",
+    "tests/games/test_conformance.py",
+    "tests/integration/test_three_processes.py",
+    "tests/browser/test_archive_layout.py",
+    "tests/service/test_betting_minority_service.py",
+    "tests/test_demo.py",
+    "tests/replies/test_corpus.py",
+    "tests/mail/test_readable_mails.py",
+    "tests/games/test_rewind_holdem_properties.py",
+    "tests/service/test_whole_season.py",
+    "tests/service/test_corpus.py",
+    "tests/archive/test_leaks.py",
+    "tests/service/test_matchjack_service.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker: the files in the order above (see RUN_FIRST); the tests of a file
+    stay in their order. A run in one process (-n 0) keeps the collection's order."""
+    if not hasattr(config, "workerinput"):
+        return
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    rank = {name: i for i, name in enumerate(RUN_FIRST)}
+    order = sorted(files, key=lambda name: (rank.get(name, len(rank)), -len(files[name])))
+    items[:] = [item for name in order for item in files[name]]
 
 
 def mark_users(items: Iterable[pytest.Item], marker: str, fixtures: set[str]) -> None:
@@ -56,10 +182,11 @@ def pg_admin():
     engine.dispose()
 
 
-def _fresh_pg_database(admin) -> tuple[str, str]:
+def _fresh_pg_database(admin, template: str | None = None) -> tuple[str, str]:
+    """A new database (empty; or a copy of the database ``template``): its name and URL."""
     name = f"referee_test_{uuid.uuid4().hex[:12]}"
     with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")))
     url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
     return name, url
 
@@ -69,21 +196,80 @@ def _drop_pg_database(admin, name: str) -> None:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+# The migrations run once per worker on each backend, into a template that every test's
+# database is copied from (a file copy; PostgreSQL's CREATE DATABASE ... TEMPLATE): the same
+# migrated, empty database as running them for every test, in a fraction of the time.
+# tests/store/test_migrations.py runs the migrations themselves.
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated, empty SQLite database, all of it in its one file (nothing left in a WAL)."""
+    path = tmp_path_factory.mktemp("template") / "referee.db"
+    store = Store(f"sqlite:///{path}")
+    store.migrate()
+    store.dispose()
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_admin) -> Iterator[str]:
+    """The name of a migrated, empty PostgreSQL database to copy (nobody connects to it after)."""
+    name, url = _fresh_pg_database(pg_admin)
+    try:
+        store = Store(url)
+        store.migrate()
+        store.dispose()
+        yield name
+    finally:
+        _drop_pg_database(pg_admin, name)
+
+
+class Dropper:
+    """Drops databases in a thread of its own: a DROP DATABASE waits for a checkpoint (about a
+    second), which the next tests need not wait for."""
+
+    def __init__(self, admin) -> None:
+        self.admin = admin
+        self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pg-drop")
+        self.drops: list[Future[None]] = []
+
+    def drop(self, name: str) -> None:
+        self.drops.append(self.pool.submit(_drop_pg_database, self.admin, name))
+
+    def close(self) -> list[str]:
+        """Waits for every drop; the failures."""
+        self.pool.shutdown(wait=True)
+        return [f"{exc!r}" for f in self.drops if (exc := f.exception()) is not None]
+
+
+@pytest.fixture(scope="session")
+def pg_dropper(pg_admin) -> Iterator[Dropper]:
+    """The tests' databases are dropped in the background, all of them by the end of the
+    session; a drop that failed fails the session's last test there."""
+    dropper = Dropper(pg_admin)
+    yield dropper
+    failed = dropper.close()
+    assert not failed, f"test databases not dropped: {failed}"
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_url(request, tmp_path) -> Iterator[str]:
-    """A migrated, empty database on each backend."""
+    """A migrated, empty database on each backend (a copy of the worker's template)."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'referee.db'}"
-        Store(url).migrate()
-        yield url
+        path = tmp_path / "referee.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite:///{path}"
         return
     admin = request.getfixturevalue("pg_admin")
-    name, url = _fresh_pg_database(admin)
+    dropper = request.getfixturevalue("pg_dropper")
+    name, url = _fresh_pg_database(admin, template=request.getfixturevalue("pg_template"))
     try:
-        Store(url).migrate()
         yield url
     finally:
-        _drop_pg_database(admin, name)
+        dropper.drop(name)
 
 
 @pytest.fixture
@@ -94,8 +280,9 @@ def store(db_url) -> Iterator[Store]:
 
 
 @pytest.fixture
-def sqlite_store(tmp_path) -> Iterator[Store]:
-    s = Store(f"sqlite:///{tmp_path / 'referee.db'}")
-    s.migrate()
+def sqlite_store(tmp_path, sqlite_template) -> Iterator[Store]:
+    path = tmp_path / "referee.db"
+    shutil.copyfile(sqlite_template, path)
+    s = Store(f"sqlite:///{path}")
     yield s
     s.dispose()

@@ -14,7 +14,9 @@ from referee.games import GAMES
 from referee.games.base import open_steps, time_out, timed_steps
 from tests.games.test_conformance import (
     HIDDEN_CHECKS,
+    HIDDEN_ROTATING,
     NAMES,
+    Playout,
     acting,
     as_json,
     mail_context,
@@ -24,54 +26,95 @@ from tests.games.test_conformance import (
 )
 
 
+def hidden_sample(name: str, rotating_seed: int) -> list[tuple[Playout, int, bool]]:
+    """The states the check looks at, (playout, index, rotating): every state when the
+    playouts hold at most ``HIDDEN_CHECKS`` (state, acting player) pairs; else a sample of
+    about that many pairs drawn with the fixed seeds (the same states on every run: a
+    failure repeats), the final state of each playout always, plus about
+    ``HIDDEN_ROTATING`` pairs more, of other states, drawn with the run's rotating seed (other
+    states on every run: over many runs the check reaches states the fixed sample never does)."""
+    outs = playouts(name)
+    pairs = sum(len(o.states) for o in outs) * max(1, len(acting(outs[0])))
+    share = min(1.0, HIDDEN_CHECKS / pairs)
+    more = min(1.0, HIDDEN_ROTATING / pairs / (1 - share)) if share < 1.0 else 0.0
+    chosen = []
+    for out in outs:
+        fixed, rotating = out.rnd("hidden-states"), out.rnd("hidden-rotating", rotating_seed)
+        for k in range(len(out.states)):
+            if share >= 1.0 or fixed.random() < share or k == len(out.states) - 1:
+                chosen.append((out, k, False))
+            elif rotating.random() < more:
+                chosen.append((out, k, True))
+    return chosen
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_hidden_information_stays_hidden(name: str) -> None:
-    for out in playouts(name):
-        game = out.game
-        acting_players, silent = acting(out), [p for p in out.players if p not in acting(out)]
-        pairs = sum(len(o.states) for o in playouts(name)) * max(1, len(acting_players))
-        share = min(1.0, HIDDEN_CHECKS / pairs)
-        sample = out.rnd("hidden-states")
-        for k, state in enumerate(out.states):
-            if share < 1.0 and sample.random() >= share and k != len(out.states) - 1:
-                continue  # a sample of the states (the final one always)
-            step, result = open_steps(game, state), game.result(state)
-            public, standings = game.view(state, None), game.standings(state)
-            # every acting player at every state; silent seats (which never act, and see
-            # the same kind of thing) one per state, each in turn
-            checked = [*acting_players, *([silent[k % len(silent)]] if silent else [])]
-            for p in checked:
-                rnd = out.rnd("hidden", k, p)
-                before = unchanged(state)
-                variants = game.hidden_variants(state, p, rnd)
-                assert unchanged(state) == before
-                view, form = game.view(state, p), game.form(state, p)
-                context, _ = mail_context(game, state, p, out.players), mails(game, state, p, out.players)
-                own_moves = game.sample_moves(state, p, rnd)
-                for i, variant in enumerate(variants):
-                    assert as_json(variant) == variant
-                    assert open_steps(game, variant) == step and game.result(variant) == result
-                    assert game.view(variant, p) == view
-                    assert game.form(variant, p) == form
-                    # a template sees nothing but its context: the same context, the same mails
-                    # (rendered above on the state itself, for every kind)
-                    assert mail_context(game, variant, p, out.players) == context
-                    assert game.view(variant, None) == public, "the public view shows what a player may not know"
-                    assert game.standings(variant) == standings
-                    # the player's legal moves do not depend on what they cannot know
-                    if own_moves:
-                        move = rnd.choice(own_moves)
-                        assert game.apply_move(variant, p, move).accepted, (move, "legality depends on hidden facts")
-                    if i > 0:
-                        continue  # the rest, on one variant per state and player (time)
-                    # a valid state: the view and form of everybody checked (every acting player),
-                    # their moves, and the deadline can close it
-                    for q in checked:
-                        game.view(variant, q), game.form(variant, q)
-                        for move in game.sample_moves(variant, q, rnd):
-                            assert game.apply_move(variant, q, move).accepted, (q, move)
-                    for timed in timed_steps(game, variant)[:1]:
-                        time_out(game, game.with_balances(variant, out.balances(variant)), timed.key)
+def test_hidden_information_stays_hidden(name: str, conformance_seed: int, record_property: Any) -> None:
+    chosen = hidden_sample(name, conformance_seed)
+    checked_pairs = {False: 0, True: 0}
+    for out, k, rotating in chosen:
+        try:
+            checked_pairs[rotating] += check_hidden(out, k, conformance_seed if rotating else None)
+        except AssertionError as exc:
+            seed = f"the rotating seed {conformance_seed} (REFEREE_CONFORMANCE_SEED)" if rotating else "a fixed seed"
+            exc.add_note(f"{name}, playout seed {out.seed}, state {k} of {len(out.states)}: drawn with {seed}")
+            raise
+    states = sum(len(o.states) for o in playouts(name))
+    record_property(
+        "conformance-hidden",
+        {"game": name, "states": states, "fixed": checked_pairs[False], "rotating": checked_pairs[True]},
+    )
+
+
+def check_hidden(out: Playout, k: int, rotating_seed: int | None) -> int:
+    """The checks of the module docstring ("indistinguishability") at ``out.states[k]``; the
+    number of (state, player) pairs checked. ``rotating_seed``: the run's rotating seed, which
+    then also draws the variants and moves (None: the fixed seeds)."""
+    game, state = out.game, out.states[k]
+    acting_players, silent = acting(out), [p for p in out.players if p not in acting(out)]
+    step, result = open_steps(game, state), game.result(state)
+    public, standings = game.view(state, None), game.standings(state)
+    # every acting player at every state; silent seats (which never act, and see
+    # the same kind of thing) one per state, each in turn
+    checked = [*acting_players, *([silent[k % len(silent)]] if silent else [])]
+    for p in checked:
+        rnd = out.rnd("hidden", k, p) if rotating_seed is None else out.rnd("hidden", k, p, "rotating", rotating_seed)
+        before = unchanged(state)
+        variants = game.hidden_variants(state, p, rnd)
+        assert unchanged(state) == before
+        # the context holds the view and (while a step is open) the form: each is built once
+        context = mail_context(game, state, p, out.players)
+        view, form = context["view"], context["form"] if step else game.form(state, p)
+        mails(game, state, p, out.players, context)  # every kind of mail renders on the state itself
+        own_moves = game.sample_moves(state, p, rnd)
+        for i, variant in enumerate(variants):
+            assert as_json(variant) == variant
+            assert open_steps(game, variant) == step and game.result(variant) == result
+            # a template sees nothing but its context: the same context, the same mails
+            # (rendered above on the state itself, for every kind); the context holds the
+            # view, and the form while a step is open
+            variant_context = mail_context(game, variant, p, out.players)
+            assert variant_context["view"] == view
+            assert (variant_context["form"] if step else game.form(variant, p)) == form
+            assert variant_context == context
+            assert game.view(variant, None) == public, "the public view shows what a player may not know"
+            assert game.standings(variant) == standings
+            # the player's legal moves do not depend on what they cannot know
+            if own_moves:
+                move = rnd.choice(own_moves)
+                assert game.apply_move(variant, p, move).accepted, (move, "legality depends on hidden facts")
+            if i > 0:
+                continue  # the rest, on one variant per state and player (time)
+            # a valid state: the view and form of everybody checked (every acting player; the
+            # player's own were built for the context above), their moves, and the deadline can close it
+            for q in checked:
+                if q != p:
+                    game.view(variant, q), game.form(variant, q)
+                for move in game.sample_moves(variant, q, rnd):
+                    assert game.apply_move(variant, q, move).accepted, (q, move)
+            for timed in timed_steps(game, variant)[:1]:
+                time_out(game, game.with_balances(variant, out.balances(variant)), timed.key)
+    return len(checked)
 
 
 # --------------------------------------------------------------------------- Stationary Roulette
