@@ -56,7 +56,7 @@ from referee.games.stationary_roulette.grammar import (
     read_mail,
 )
 from referee.games.stationary_roulette.play import _is_int, _points_shape
-from referee.games.stationary_roulette.play import fast_copy as _copy
+from referee.games.base import clone as _copy
 from referee.games.stationary_roulette.rules import (
     BET_POINTS,
     BLACK_TAKE,

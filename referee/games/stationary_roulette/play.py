@@ -32,7 +32,6 @@ settlement records (the history) are :mod:`referee.games.stationary_roulette.set
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,17 +63,6 @@ from referee.games.stationary_roulette.rules import (
 )
 from referee.games.stationary_roulette.rules import bettable, nothing_to_bet
 from referee.games.stationary_roulette.settlement import Settlement
-
-
-def fast_copy(data: Any) -> Any:
-    """A deep copy of plain data that shares no dict or list with it (every move, deadline
-    and view makes one). A marshal round trip: about twice as fast as the pickle one of
-    :func:`referee.games.base.clone` on a match state; what marshal cannot write (not
-    plain data) goes through ``clone``."""
-    try:
-        return marshal.loads(marshal.dumps(data))
-    except ValueError:
-        return clone(data)
 
 
 # --------------------------------------------------------------------------- moves
@@ -168,7 +156,7 @@ def apply_move(state: State, player: str, move: Move) -> Applied:
         return rejected(state, "A submission is either a ROULETTE or a BET.")
     if problem is not None:
         return rejected(state, problem)
-    new = fast_copy(state)
+    new = clone(state)
     new["pending"][player][kind] = value
     return Applied(new, True)
 
@@ -210,7 +198,7 @@ def check_bet(state: State, player: str, move: Move) -> tuple[str | None, Any]:
 def apply_timeout(state: State, key: str | None = None) -> State:
     if state["result"] is not None:
         raise GameError("The match is over; there is no round to close.")
-    new = fast_copy(state)
+    new = clone(state)
     Settlement(new).run()
     return new
 
@@ -223,7 +211,7 @@ def forfeit(state: State, player: str) -> State:
     is never revealed (ruling 4). ``state["forfeit"]`` records who forfeited and in
     which round (the views show it)."""
     check_forfeit(state, player)
-    new = fast_copy(state)
+    new = clone(state)
     winner = opponent(new, player)
     round_no = new["round"]
     where = "the preparation phase" if round_no == 0 else f"round {round_no}"
@@ -243,6 +231,6 @@ def with_balances(state: State, balances: dict[str, int]) -> State:
     in the season at that moment; chips lost to Black takes in this match, for the
     cap, are not touched)."""
     check_balances(state, balances)
-    new = fast_copy(state)
+    new = clone(state)
     new["chips"] = {p: balances[p] for p in state["players"]}
     return new

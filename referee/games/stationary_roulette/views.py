@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games.base import State, opponent, plural, require_player
-from referee.games.stationary_roulette.play import fast_copy
+from referee.games.base import State, clone, opponent, plural, require_player
 from referee.games.stationary_roulette.rules import (
     BET_POINTS,
     CHIP_CAP,
@@ -57,7 +56,7 @@ def view(state: State, player: str | None) -> dict[str, Any]:
         view["history"] = history(state)
     if state.get("forfeit") is not None:  # only once a player forfeited (ruling 33)
         view["forfeit"] = state["forfeit"]
-    copied: dict[str, Any] = fast_copy(view)
+    copied: dict[str, Any] = clone(view)
     return copied
 
 
