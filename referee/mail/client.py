@@ -61,15 +61,29 @@ class ScriptedClient:
         self.referee_inbox = referee_inbox
         self._seen: set[str] = set()
         self._counter = 0
+        # each file read once: (path, size, mtime) -> its message (a Maildir file never
+        # changes; a whole match's mailbox is read again before every answer)
+        self._parsed: dict[tuple[Path, int, int], EmailMessage] = {}
 
     def all(self) -> list[Received]:
+        """Every mail in the mailbox, oldest first (by delivery time, then name)."""
         found = []
         for sub in ("new", "cur"):
             folder = self.mailbox / sub
             if folder.is_dir():
-                found.extend(p for p in folder.iterdir() if not p.name.startswith("."))
-        found.sort(key=lambda p: (p.stat().st_mtime, p.name))
-        return [Received(p, email.message_from_bytes(p.read_bytes(), policy=email.policy.default)) for p in found]
+                for p in folder.iterdir():
+                    if not p.name.startswith("."):
+                        st = p.stat()
+                        found.append((st.st_mtime, p.name, p, st.st_size, st.st_mtime_ns))
+        found.sort(key=lambda f: (f[0], f[1]))
+        return [Received(p, self._message(p, size, mtime)) for _, _, p, size, mtime in found]
+
+    def _message(self, path: Path, size: int, mtime: int) -> EmailMessage:
+        key = (path, size, mtime)
+        msg = self._parsed.get(key)
+        if msg is None:
+            msg = self._parsed[key] = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        return msg
 
     def unread(self) -> list[Received]:
         fresh = [m for m in self.all() if m.path.name not in self._seen]
