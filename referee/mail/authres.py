@@ -29,7 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from email.message import Message
 
-from referee.mail.parse import _raw_header
+from referee.mail.headers import raw_header
 
 __all__ = ["AuthResults", "MethodResult", "aligned", "parse", "sender_confirmed", "topmost"]
 
@@ -229,7 +229,7 @@ def _result(scan: _Scanner) -> MethodResult | None:
 
 def topmost(msg: Message) -> AuthResults | None:
     """The topmost Authentication-Results header of *msg*, parsed; None without one."""
-    values = _raw_header(msg, "Authentication-Results")
+    values = raw_header(msg, "Authentication-Results")
     return parse(values[0]) if values else None
 
 

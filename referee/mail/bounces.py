@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from email.message import Message
 from typing import Iterable
 
-from referee.mail.parse import Headers, _content_type, _header_text, _Leaf, _params, _parts, _read_head, decode_bytes
+from referee.mail.charsets import decode_bytes
+from referee.mail.headers import Headers, read_head
+from referee.mail.mime import Leaf, content_type, header_text, params, parts
 from referee.mail.tokens import BOUNCE_DETAIL, MAX_LOCAL_PART
 
 __all__ = [
@@ -179,7 +181,7 @@ class Report:
 def looks_like_report(head: Headers) -> bool:
     """Could this mail be a delivery report? From its top-level Content-Type alone (cheap:
     ordinary mail is not read further)."""
-    return _content_type(head.message) in ("multipart/report", *_REPORT_PARTS)
+    return content_type(head.message) in ("multipart/report", *_REPORT_PARTS)
 
 
 def read_bounce(raw: bytes, head: Headers) -> Report | None:
@@ -195,7 +197,7 @@ def read_report(raw: bytes, *, limit: int = REPORT_LIMIT, max_recipients: int = 
     try:
         data = bytes(raw[:limit])
         finder = _Finder(data, cut=len(raw) > limit)
-        top = _read_head(data, 0, len(data), PART_HEADER_LIMIT * 8, search=None)
+        top = read_head(data, 0, len(data), PART_HEADER_LIMIT * 8, search=None)
         leaf = finder.find(0, len(data), 0, top)
         if leaf is None:
             return None
@@ -211,23 +213,23 @@ class _Finder:
     def __init__(self, data: bytes, cut: bool) -> None:
         self.data, self.cut, self.parts = data, cut, 0
 
-    def find(self, start: int, end: int, depth: int, top: tuple[Message, int | None] | None = None) -> _Leaf | None:
+    def find(self, start: int, end: int, depth: int, top: tuple[Message, int | None] | None = None) -> Leaf | None:
         self.parts += 1
         if self.parts > PART_LIMIT or depth > DEPTH_LIMIT:
             return None
         if top is None:
-            top = _read_head(self.data, start, end, PART_HEADER_LIMIT, search=None)
+            top = read_head(self.data, start, end, PART_HEADER_LIMIT, search=None)
         msg, body = top
         body = end if body is None else body
-        ctype = _content_type(msg)
+        ctype = content_type(msg)
         if ctype in _REPORT_PARTS:
-            return _Leaf(msg, ctype, self.data, body, end, partial=end == len(self.data))
+            return Leaf(msg, ctype, self.data, body, end, partial=end == len(self.data))
         if not ctype.startswith("multipart/"):
             return None  # the returned message (message/rfc822) and text parts hold no report
-        boundary = _params(_header_text(msg, "content-type")).get("boundary", "").rstrip()
+        boundary = params(header_text(msg, "content-type")).get("boundary", "").rstrip()
         if not boundary:
             return None
-        for part_start, part_end in _parts(self.data, body, end, boundary):
+        for part_start, part_end in parts(self.data, body, end, boundary):
             found = self.find(part_start, part_end, depth + 1)
             if found is not None or self.parts > PART_LIMIT:
                 return found

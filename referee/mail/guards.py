@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Callable, Iterable
 
-from referee.mail.parse import _addresses, _decode_words, _header_index, _values, header_values
+from referee.mail.headers import decode_words, header_index, header_values, indexed_addresses, indexed_values
 
 __all__ = ["LOOP_HEADER", "RULES", "automated_reason", "normalise_address"]
 
@@ -40,7 +40,7 @@ class _Context:
         key = name.lower()
         found = self.cache.get(key)
         if found is None:
-            found = self.cache[key] = tuple(_decode_words(v) for v in _values(self.headers, key))
+            found = self.cache[key] = tuple(decode_words(v) for v in indexed_values(self.headers, key))
         return found  # type: ignore[return-value]
 
     def has(self, name: str) -> bool:
@@ -49,7 +49,7 @@ class _Context:
     def sender(self) -> str | None:
         """The normalised first From address, or None without one."""
         if "sender" not in self.cache:
-            senders = _addresses(self.headers, "from")
+            senders = indexed_addresses(self.headers, "from")
             self.cache["sender"] = normalise_address(senders[0][1]) if senders else None
         return self.cache["sender"]  # type: ignore[return-value]
 
@@ -57,14 +57,12 @@ class _Context:
 Rule = Callable[[Message, _Context], bool]
 
 
-def automated_reason(
-    msg: Message, own_addresses: Iterable[str], loop_value: str
-) -> str | None:
+def automated_reason(msg: Message, own_addresses: Iterable[str], loop_value: str) -> str | None:
     """The name of the first rule saying *msg* must not be answered, else None."""
     ctx = _Context(
         own_addresses=frozenset(normalise_address(a) for a in own_addresses) - {""},
         loop_value=loop_value.strip(),
-        headers=_header_index(msg),
+        headers=header_index(msg),
     )
     for name, rule in RULES:
         try:
@@ -177,23 +175,42 @@ def _mailer_daemon(msg: Message, ctx: _Context) -> bool:
 
 
 _COMMENT_SPECIALS = re.compile(r"[();\\]")
-_REPORT_TYPES = frozenset({
-    "multipart/report",               # RFC 6522: DSNs, MDNs
-    "message/delivery-status",        # RFC 3464
-    "message/global-delivery-status",  # RFC 6533
-    "message/disposition-notification",  # RFC 8098 read receipts
-})
+_REPORT_TYPES = frozenset(
+    {
+        "multipart/report",  # RFC 6522: DSNs, MDNs
+        "message/delivery-status",  # RFC 3464
+        "message/global-delivery-status",  # RFC 6533
+        "message/disposition-notification",  # RFC 8098 read receipts
+    }
+)
 _AUTORESPONDER_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
 _BULK_PRECEDENCE = frozenset({"bulk", "list", "junk", "auto_reply", "auto-reply"})
 _LIST_HEADERS = (
-    "List-Id", "List-Unsubscribe", "List-Post", "List-Help", "List-Subscribe",
-    "List-Owner", "List-Archive", "X-Mailing-List", "Mailing-List",
+    "List-Id",
+    "List-Unsubscribe",
+    "List-Post",
+    "List-Help",
+    "List-Subscribe",
+    "List-Owner",
+    "List-Archive",
+    "X-Mailing-List",
+    "Mailing-List",
 )
 _NULL_PATH = re.compile(r"^<\s*+>$")
-_DAEMON_LOCAL_PARTS = frozenset({
-    "mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster",
-    "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply",
-})
+_DAEMON_LOCAL_PARTS = frozenset(
+    {
+        "mailer-daemon",
+        "mailer_daemon",
+        "mailerdaemon",
+        "postmaster",
+        "noreply",
+        "no-reply",
+        "no_reply",
+        "donotreply",
+        "do-not-reply",
+        "do_not_reply",
+    }
+)
 
 RULES: tuple[tuple[str, Rule], ...] = (
     ("our-loop-header", _our_loop_header),

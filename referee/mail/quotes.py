@@ -1,7 +1,7 @@
 """What the player wrote: quoted lines, attributions, forwarded and Outlook header
 blocks, signatures and mobile footers removed (:func:`strip_quoted`), in linear time.
 
-The rules look at each line a bounded number of times (:class:`_QuoteLines` computes
+The rules look at each line a bounded number of times (:class:`QuoteLines` computes
 what they ask of a line at most once); attribution rules are plain string tests, not
 anchored ``.+`` patterns, which backtrack."""
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-__all__ = ["strip_quoted"]
+__all__ = ["QuoteLines", "quoted_only", "strip_quoted", "text_and_uncut"]
 
 
 def strip_quoted(text: str) -> str:
@@ -27,7 +27,7 @@ def strip_quoted(text: str) -> str:
     return _strip(text, cut=True)
 
 
-def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
+def _strip(text: str | QuoteLines, *, cut: bool) -> str:
     """:func:`strip_quoted`; with ``cut=False`` (the ``"uncut"`` reading) an attribution
     naming an address does not end the text: it is dropped itself and what follows is
     kept. A signature, a header block, an Original Message or forward marker still end it
@@ -35,7 +35,7 @@ def _strip(text: str | _QuoteLines, *, cut: bool) -> str:
     return _strip_reading(text, cut)[0]
 
 
-def _text_and_uncut(q: _QuoteLines) -> tuple[str, str]:
+def text_and_uncut(q: QuoteLines) -> tuple[str, str]:
     """``(_strip(q, cut=True), _strip(q, cut=False))``: the two differ only when the first
     pass meets an attribution naming an address (the one place ``cut`` decides), so the
     second pass is made only then."""
@@ -43,10 +43,10 @@ def _text_and_uncut(q: _QuoteLines) -> tuple[str, str]:
     return text, (_strip_reading(q, False)[0] if met else text)
 
 
-def _strip_reading(text: str | _QuoteLines, cut: bool) -> tuple[str, bool]:
+def _strip_reading(text: str | QuoteLines, cut: bool) -> tuple[str, bool]:
     """:func:`_strip`, and whether it met an attribution naming an address followed by
     unquoted text (where *cut* decides what happens)."""
-    q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
+    q = text if isinstance(text, QuoteLines) else QuoteLines(text)
     lines = q.lines
     quoted = q.quoted_flags()
     kept: list[str] = []
@@ -81,9 +81,9 @@ def _strip_reading(text: str | _QuoteLines, cut: bool) -> tuple[str, bool]:
     return _join_lines(kept), met
 
 
-def _quoted_only(text: str | _QuoteLines) -> str:
+def quoted_only(text: str | QuoteLines) -> str:
     """The ``>``-quoted lines, one level of ``>`` and one space after it removed."""
-    q = text if isinstance(text, _QuoteLines) else _QuoteLines(text)
+    q = text if isinstance(text, QuoteLines) else QuoteLines(text)
     kept = []
     for line, quoted in zip(q.lines, q.quoted_flags(), strict=True):
         if quoted:
@@ -92,7 +92,7 @@ def _quoted_only(text: str | _QuoteLines) -> str:
     return _join_lines(kept)
 
 
-class _QuoteLines:
+class QuoteLines:
     """The lines of a text, with what the quote rules ask of each line computed at
     most once (the readings make several passes; a header block looks at the labels
     of the lines after it). Every question costs O(length of the line)."""

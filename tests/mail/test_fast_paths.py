@@ -18,18 +18,12 @@ import pytest
 from jinja2 import Environment, StrictUndefined, UndefinedError
 
 from referee.mail import tokens
+from referee.mail.bodytext import _INVISIBLE, _normalise
+from referee.mail.charsets import CONTROL, LONE_SURROGATES
 from referee.mail.compose import _qp_body
-from referee.mail.parse import (
-    _CONTROL,
-    _INVISIBLE,
-    _LONE_SURROGATES,
-    _head_message,
-    _normalise,
-    _simple_addresses,
-    _unfold,
-    parse_message,
-)
-from referee.mail.quotes import _strip, _text_and_uncut, _QuoteLines
+from referee.mail.headers import _head_message, _simple_addresses, _unfold
+from referee.mail.parse import parse_message
+from referee.mail.quotes import _strip, text_and_uncut, QuoteLines
 from referee.render import environment
 from tests.composed import referee_mail
 
@@ -168,12 +162,12 @@ def test_anything_else_is_left_to_getaddresses() -> None:
 
 
 def _old_unfold(value: str) -> str:
-    return _LONE_SURROGATES.sub("\ufffd", _CONTROL.sub("", " ".join(value.split())))
+    return LONE_SURROGATES.sub("\ufffd", CONTROL.sub("", " ".join(value.split())))
 
 
 def _old_normalise(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _LONE_SURROGATES.sub("\ufffd", _CONTROL.sub("", text).translate(_INVISIBLE))
+    return LONE_SURROGATES.sub("\ufffd", CONTROL.sub("", text).translate(_INVISIBLE))
 
 
 def test_text_clean_up_is_unchanged() -> None:
@@ -262,7 +256,7 @@ def test_text_and_uncut_readings_are_the_two_passes() -> None:
     ]
     for _ in range(5000):
         text = "\n".join(rnd.choice(lines) for _ in range(rnd.randint(0, 12)))
-        assert _text_and_uncut(_QuoteLines(text)) == (_strip(text, cut=True), _strip(text, cut=False)), text
+        assert text_and_uncut(QuoteLines(text)) == (_strip(text, cut=True), _strip(text, cut=False)), text
 
 
 def test_dict_lookups_in_templates_are_jinjas() -> None:
@@ -316,11 +310,12 @@ def test_the_remembered_header_blocks_are_bounded():
 
 
 def test_body_readings_are_made_only_when_asked_for(monkeypatch):
+    from referee.mail import bodytext
     from referee.mail import parse as parse_module
 
     asked = []
-    real = parse_module._quoted_only
-    monkeypatch.setattr(parse_module, "_quoted_only", lambda lines: asked.append(1) or real(lines))
+    real = bodytext.quoted_only
+    monkeypatch.setattr(bodytext, "quoted_only", lambda lines: asked.append(1) or real(lines))
     raw = b"Subject: x\n\nGold: 40\n\nOn Mon, 1 Dec 2026 at 10:00, R <r@example.test> wrote:\n> Gold: 0\n"
     body = parse_module.parse_body(raw)
     assert next(body.each()).text == "Gold: 40" and not asked  # the first reading settles most mails
