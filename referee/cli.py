@@ -10,6 +10,7 @@ naming the problem and exit 2; an unexpected failure prints one line and exits 1
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -25,24 +26,30 @@ class Parser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    """Runs one command line: ``argv``, else the process's own (``referee`` the program)."""
+    program = argv is None
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(only=_first_word(argv))
     args = parser.parse_args(argv)
-    import logging
-
+    if program and args.light:  # a short run: no garbage collection (what it leaves goes with the process)
+        gc.disable()
     from referee import commands
     from referee.commands import _database_error_text, _is_database_error
     from referee.config import ConfigError
 
-    logging.basicConfig(
-        level=logging.DEBUG if args.debug else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    if args.command != "run":
-        # one-shot commands keep stderr quiet unless asked; `run` logs everything it does
-        logging.getLogger().setLevel(logging.DEBUG if args.debug else logging.WARNING)
+    if args.debug or not args.light:  # a light command logs nothing: no logging module
+        import logging
+
+        logging.basicConfig(
+            level=logging.DEBUG if args.debug else logging.INFO,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
+        if args.command != "run":
+            # one-shot commands keep stderr quiet unless asked; `run` logs everything it does
+            logging.getLogger().setLevel(logging.DEBUG if args.debug else logging.WARNING)
     try:
-        return getattr(commands, args.func)(args)
+        code = getattr(commands, args.func)(args)
     except ConfigError as exc:
         print(f"referee: error: {exc}", file=sys.stderr)
         return 2
@@ -65,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         return 1
+    if program and args.light:
+        # the program ends now: the interpreter's last garbage collections would walk every
+        # object the imports made (a tenth of `referee status`'s time), for nothing a light
+        # command leaves to finalize
+        gc.freeze()
+    return code
 
 
 class _Version(argparse.Action):
@@ -94,11 +107,29 @@ def version() -> str:
 CONFIG_HELP = f"service configuration file (default: $REFEREE_CONFIG or ./{CONFIG_NAME})"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _first_word(argv: Sequence[str]) -> str | None:
+    """The command a line names: its first word after the options that may come before it
+    (``--config FILE``, ``--debug``); None when something else comes first."""
+    words = iter(argv)
+    for word in words:
+        if word == "--config":
+            next(words, None)
+        elif not (word.startswith("--config=") or word == "--debug"):
+            return word
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only`` a command's name, that command's parser alone
+    (argparse takes milliseconds to build the others, which a line that names its command
+    never uses). When ``only`` names no command, the whole parser (to say so)."""
     parser = Parser(prog="referee", description="A play-by-email referee for betting games.")
     parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--debug", action="store_true", help="verbose logs and full tracebacks")
     parser.add_argument("--version", action=_Version, help="show the version and exit")
+    # light: a command that reads and prints, logs nothing and leaves nothing to finalize at
+    # exit (`referee status`): no logging set-up, no garbage collection at the program's end
+    parser.set_defaults(light=False)
     # --config and --debug also after the command (`referee status --config FILE`); SUPPRESS
     # keeps a value given before the command when none is given after it
     common = argparse.ArgumentParser(add_help=False)
@@ -106,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="verbose logs and full tracebacks"
     )
-    sub = _Sub(parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser), common)
+    sub = _Sub(
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser), common, only
+    )
 
     p = sub.add_parser("init", help="create or migrate the database (and a referee.toml if there is none)")
     p.add_argument("--database", help="database URL for a new referee.toml (default sqlite:///referee.db)")
@@ -138,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="matches, standings, deadlines and who has submitted")
     p.add_argument("match", nargs="?", help="one match id")
     p.add_argument("--now", help="ISO 8601 instant for 'time left' (default: the current time)")
-    p.set_defaults(func="cmd_status")
+    p.set_defaults(func="cmd_status", light=True)
 
     p = sub.add_parser("standings", help="a season's players: victory points, chips, garnets, CoLs, matches")
     p.add_argument("--season", help="the season's id (needed when several are loaded)")
@@ -279,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --transport imap: install Dovecot and Postfix from the distribution when missing",
     )
     p.set_defaults(func="cmd_demo")
+    if only is not None and not sub.built:
+        return build_parser()
     return parser
 
 
@@ -308,14 +343,27 @@ class _DemoGames(Sequence[str]):
 
 
 class _Sub:
-    """Adds every subcommand with the options shared by all commands."""
+    """Adds every subcommand with the options shared by all commands; with ``only``, that
+    one alone (the others are built on a :class:`_Skipped`, which keeps nothing)."""
 
-    def __init__(self, action, common: argparse.ArgumentParser):
+    def __init__(self, action, common: argparse.ArgumentParser, only: str | None = None):
         self.action = action
         self.common = common
+        self.only = only
+        self.built = False  # the command ``only`` names was built
 
     def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        if self.only is not None and name != self.only:
+            return _Skipped()  # type: ignore[return-value]
+        self.built = True
         return self.action.add_parser(name, parents=[self.common], **kwargs)
+
+
+class _Skipped:
+    """The parser of a command the line does not name: takes its arguments, keeps none."""
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,8 +7,6 @@ configuration, the database layer and the engines come with the command that use
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import os
 import sys
 from datetime import datetime, timezone
@@ -20,7 +18,6 @@ from referee.config import (
     ConfigError,
     ServiceConfig,
     find_config,
-    load_season,
     load_service_config,
     new_secret,
     parse_instant,
@@ -47,17 +44,27 @@ poll_seconds = 30
 """
 
 
-def _is_database_error(exc: BaseException, kind: str = "SQLAlchemyError") -> bool:
-    """Is ``exc`` one of SQLAlchemy's errors? (Without importing SQLAlchemy for commands
-    that never loaded it: then it cannot be.)"""
-    errors = sys.modules.get("sqlalchemy.exc")
-    return errors is not None and isinstance(exc, getattr(errors, kind))
+# where database errors come from: SQLAlchemy, and the drivers that `referee status` uses
+# directly (referee.store.dbapi); "Error" is SQLAlchemyError in SQLAlchemy
+_ERROR_MODULES = ("sqlalchemy.exc", "sqlite3", "psycopg")
+
+
+def _is_database_error(exc: BaseException, kind: str = "Error") -> bool:
+    """Is ``exc`` a database error (of this DB-API ``kind``, e.g. ``OperationalError``)?
+    Looked up among the modules loaded only: a command that never loaded one cannot get
+    its errors."""
+    for name in _ERROR_MODULES:
+        module = sys.modules.get(name)
+        base = getattr(module, "SQLAlchemyError" if kind == "Error" and name == "sqlalchemy.exc" else kind, None)
+        if base is not None and isinstance(exc, base):
+            return True
+    return False
 
 
 def _database_error_text(exc: BaseException) -> str:
     """One line: the driver's own message for an operational error, else SQLAlchemy's."""
     if _is_database_error(exc, "OperationalError"):
-        return " ".join(str(exc.orig).split())  # type: ignore[attr-defined]
+        return " ".join(str(getattr(exc, "orig", None) or exc).split())
     return str(exc)
 
 
@@ -66,6 +73,8 @@ def _database_error_text(exc: BaseException) -> str:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """All or nothing: if the database cannot be set up, what this run created is removed."""
+    import json
+
     from referee.store.db import Store
 
     path = Path(args.config or os.environ.get("REFEREE_CONFIG") or CONFIG_NAME)
@@ -131,18 +140,14 @@ def _mkdirs(folder: Path, created: list[Path]) -> None:
 
 def sqlite_file(url: str) -> Path | None:
     """The file of a SQLite URL (None for other databases and in-memory SQLite)."""
-    from sqlalchemy.engine import make_url
+    from referee.store.dbapi import sqlite_file
 
-    try:
-        parsed = make_url(url)
-    except Exception:
-        return None
-    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
-        return None
-    return Path(parsed.database)
+    name = sqlite_file(url)
+    return None if name is None else Path(name)
 
 
 def cmd_season_load(args: argparse.Namespace) -> int:
+    from referee.config import load_season
     from referee.seasons import check_past_starts, season_plan
     from referee.seasons import load_season as load_into_store
 
@@ -188,6 +193,8 @@ def cmd_season_load(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import logging
+
     from scheduler.runner import ServiceRunner
 
     config, store = open_store(args)
@@ -227,16 +234,32 @@ def cmd_check_mail(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from referee.status import status_text
+    """Plain SQL through the driver (referee.store.dbapi): no SQLAlchemy, no Alembic; through
+    SQLAlchemy only for a database URL that module does not open itself."""
+    from referee.status import report
+    from referee.store.dbapi import read_connection, schema_state
 
     now = parse_instant(args.now, "--now") if args.now else datetime.now(timezone.utc)
-    config, store = open_store(args)
-    text = status_text(store, now, match_key=args.match, mail=config.mail, secret=config.secret)
+    config = load_service_config(find_config(args.config))
+    with read_connection(config.database) as reader:
+        if reader is not None:
+            check_schema(schema_state(reader), config.database)
+            text = report(reader, now, args.match, mail=config.mail, secret=config.secret)
+    if reader is None:
+        from referee.status import status_text
+
+        config, store = open_store(args)
+        try:
+            text = status_text(store, now, match_key=args.match, mail=config.mail, secret=config.secret)
+        finally:
+            store.dispose()
     print(text)
     return 0
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    import json
+
     from referee.standings import season_standings, standings_json, standings_text
 
     _config, store = open_store(args)
@@ -478,11 +501,19 @@ def open_store(args: argparse.Namespace) -> tuple[ServiceConfig, Store]:
 
     config = load_service_config(find_config(args.config))
     store = Store(config.database)
-    if not store.has_schema():
-        raise ConfigError(f"database {safe_url(config.database)} is not set up: run `referee init` first")
-    if not store.is_current():
-        raise ConfigError(f"database {safe_url(config.database)} needs migrating: run `referee init`")
+    check_schema(store.schema_state(), config.database)
     return config, store
+
+
+def check_schema(state: str, url: str) -> None:
+    """A database the referee cannot use yet (``state``: referee.store.dbapi.schema_state) is
+    the organizer's to set up."""
+    from referee.store.dbapi import MISSING, OLD
+
+    if state == MISSING:
+        raise ConfigError(f"database {safe_url(url)} is not set up: run `referee init` first")
+    if state == OLD:
+        raise ConfigError(f"database {safe_url(url)} needs migrating: run `referee init`")
 
 
 def make_referee(config: ServiceConfig, store: Store):
@@ -493,9 +524,6 @@ def make_referee(config: ServiceConfig, store: Store):
 
 def safe_url(url: str) -> str:
     """The database URL without its password."""
-    from sqlalchemy.engine import make_url
+    from referee.store.dbapi import safe_url
 
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return url
+    return safe_url(url)

@@ -1,23 +1,32 @@
-"""``referee status``: what an organizer needs to know at a glance."""
+"""``referee status``: what an organizer needs to know at a glance.
+
+One implementation, in plain SQL through the DB-API connection (:mod:`referee.store.dbapi`):
+:func:`report` reads what it shows with a :class:`~referee.store.dbapi.Reader`. The command
+opens its own (:func:`referee.commands.cmd_status`: no SQLAlchemy, no ORM, no Alembic, only the
+games of the matches shown); a STATUS command by mail runs it in the judge's unit of work
+(:func:`status_of`: the session's connection, in its transaction).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session, load_only, selectinload
-
-from referee.config import ConfigError, MailConfig
+from referee.config.common import ConfigError
 from referee.games import GAMES
 from referee.games.base import open_steps
-from referee.mail import tokens
 from referee.match import opensteps
-from referee.pipeline.bounce_book import unreachable_key
-from referee.store.db import Store
-from referee.season.frame import WAITING
-from referee.season.record import CONTROLS, control_record, season_events, sentence
-from referee.store.models import Bounce, Event, InboxProblem, Inbound, Match, Outbox, Player, Season, Seat
+from referee.pipeline.unreachable import unreachable_key
+from referee.season.words import CONTROLS, WAITING, control_record, sentence
+from referee.store.dbapi import Reader, json_value, marks, utc
 from referee.timefmt import duration
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from referee.config import MailConfig
+    from referee.store.db import Store
 
 
 def status_text(
@@ -34,14 +43,6 @@ def status_text(
         return status_of(session, now, match_key, mail=mail, secret=secret)
 
 
-def organizer_line(mail: MailConfig | None, secret: bytes | None) -> list[str]:
-    """The organizer's command address (docs/organizer-mail.md), when there is an organizer."""
-    if mail is None or secret is None or not mail.organizer:
-        return []
-    address = tokens.organizer_address(secret, mail.local, mail.domain, mail.organizer)
-    return [f"organizer commands by mail: {address}"]
-
-
 def status_of(
     session: Session,
     now: datetime,
@@ -51,79 +52,150 @@ def status_of(
     secret: bytes | None = None,
 ) -> str:
     """:func:`status_text` in the caller's unit of work (a STATUS command by mail: the judge's)."""
+    return report(Reader.of_session(session), now, match_key, mail=mail, secret=secret)
+
+
+def organizer_line(mail: MailConfig | None, secret: bytes | None) -> list[str]:
+    """The organizer's command address (docs/organizer-mail.md), when there is an organizer."""
+    if mail is None or secret is None or not mail.organizer:
+        return []
+    from referee.mail import tokens  # here: only with an organizer (its HMAC needs OpenSSL's hashlib)
+
+    address = tokens.organizer_address(secret, mail.local, mail.domain, mail.organizer)
+    return [f"organizer commands by mail: {address}"]
+
+
+RECORD_LINES = 3  # the latest entries of a match's or season's organizer's record shown
+CHUNK = 500  # ids in one IN (...)
+
+# how the columns of a match come back (the rest as stored)
+MATCH_VALUES = {
+    "starts_at": utc,
+    "finished_at": utc,
+    "step_opened_at": utc,
+    "deadline": utc,
+    "remind_at": utc,
+    "state": json_value,
+    "result": json_value,
+    "open_steps": json_value,
+}
+MATCH_COLUMNS = ("id", "key", "game", "season_id", "starts_at", "state", "result", "problem", "finished_at", "seating")
+MATCH_COLUMNS += tuple(c for c in opensteps.LISTED_COLUMNS if c not in MATCH_COLUMNS)
+
+
+def report(
+    db: Reader,
+    now: datetime,
+    match_key: str | None = None,
+    *,
+    mail: MailConfig | None = None,
+    secret: bytes | None = None,
+) -> str:
+    """The text of ``referee status`` (one match's, with ``match_key``), read through ``db``."""
     lines: list[str] = []
-    query = (
-        select(Match)
-        .options(selectinload(Match.seats).selectinload(Seat.player), selectinload(Match.season))
-        .order_by(Match.starts_at, Match.key)
-    )
+    query = f"SELECT {', '.join(MATCH_COLUMNS)} FROM matches"
     if match_key:
-        query = query.where(Match.key == match_key)
-    matches = session.scalars(query).all()
+        matches = db.rows(f"{query} WHERE key = ? ORDER BY starts_at, key", (match_key,), **MATCH_VALUES)
+    else:
+        matches = db.rows(f"{query} ORDER BY starts_at, key", **MATCH_VALUES)
     if match_key and not matches:
         raise ConfigError(f"no match {match_key!r}")
     if not matches:
         lines.append("No matches yet: load a season with `referee season load FILE.toml`.")
-    record = _control_events(session, [m.id for m in matches])
+    ids = [m.id for m in matches]
+    seats: dict[int, list[Any]] = {}
+    for chunk in _chunks(ids):
+        for seat in db.rows(
+            "SELECT s.match_id, p.key, p.email FROM seats s JOIN players p ON p.id = s.player_id"
+            f" WHERE s.match_id IN ({marks(len(chunk))}) ORDER BY s.match_id, s.position",
+            chunk,
+        ):
+            seats.setdefault(seat.match_id, []).append(seat)
+    seasons = _seasons(db, sorted({m.season_id for m in matches}))
+    record = _control_events(db, ids)
     for match in matches:
+        match.seats = seats.get(match.id, [])
+        match.season = seasons[match.season_id]
         lines.extend(match_lines(match, now))
-        names = {p.key: p.name for p in match.season.players}
-        for at, text in control_record(record.get(match.id, []), names)[-RECORD_LINES:]:
+        for at, text in control_record(record.get(match.id, []), match.season.names)[-RECORD_LINES:]:
             lines.append(f"  {at:%Y-%m-%d %H:%M} UTC: {text}")
         lines.append("")
-    lines.extend(season_record_lines(session, {m.season_id: m.season for m in matches}))
-    lines.extend(mail_lines(session, now))
+    lines.extend(season_record_lines(db, seasons))
+    lines.extend(mail_lines(db, now))
     limit, window = (mail.bounce_limit, mail.bounce_window) if mail else (3, timedelta(days=7))
-    lines.extend(bounce_lines(session, now, limit, window))
+    lines.extend(bounce_lines(db, now, limit, window))
     lines.extend(organizer_line(mail, secret))
     return "\n".join(lines).rstrip()
 
 
-RECORD_LINES = 3  # the latest entries of a match's or season's organizer's record shown
+def _chunks(ids: list[Any]) -> list[list[Any]]:
+    return [ids[start : start + CHUNK] for start in range(0, len(ids), CHUNK)]
 
 
-def _control_events(session: Session, ids: list[int]) -> dict[int, list[Event]]:
+def _seasons(db: Reader, ids: list[int]) -> dict[int, SimpleNamespace]:
+    """The seasons of these ids: their names, and their players' names by key."""
+    seasons: dict[int, SimpleNamespace] = {}
+    for chunk in _chunks(ids):
+        for row in db.rows(f"SELECT id, name FROM seasons WHERE id IN ({marks(len(chunk))})", chunk):
+            seasons[row.id] = SimpleNamespace(name=row.name, names={})
+        for season_id, key, name in db.tuples(
+            f"SELECT season_id, key, name FROM players WHERE season_id IN ({marks(len(chunk))})", chunk
+        ):
+            seasons[season_id].names[key] = name
+    return seasons
+
+
+def _control_events(db: Reader, ids: list[int]) -> dict[int, list[Any]]:
     """The events from outside the rules (the organizer's controls, the abandonment rule) of
     these matches, by match, in order: one query."""
-    found: dict[int, list[Event]] = {}
-    for start in range(0, len(ids), 500):
-        for event in session.scalars(
-            select(Event)
-            .where(Event.match_id.in_(ids[start : start + 500]), Event.kind.in_(CONTROLS))
-            .order_by(Event.match_id, Event.seq)
+    found: dict[int, list[Any]] = {}
+    for chunk in _chunks(ids):
+        for event in db.rows(
+            "SELECT match_id, kind, player, payload, at FROM events"
+            f" WHERE match_id IN ({marks(len(chunk))}) AND kind IN ({marks(len(CONTROLS))})"
+            " ORDER BY match_id, seq",
+            [*chunk, *CONTROLS],
+            payload=json_value,
+            at=utc,
         ):
             found.setdefault(event.match_id, []).append(event)
     return found
 
 
-def season_record_lines(session: Session, seasons: dict[int, Season]) -> list[str]:
+def season_record_lines(db: Reader, seasons: dict[int, SimpleNamespace]) -> list[str]:
     """The latest entries of each season's own record (adjustments, announcements)."""
     out: list[str] = []
     for season_id, season in sorted(seasons.items()):
-        events = season_events(session, season_id)
+        events = db.rows(
+            "SELECT kind, payload, at FROM season_events WHERE season_id = ? ORDER BY seq",
+            (season_id,),
+            payload=json_value,
+            at=utc,
+        )
         if not events:
             continue
-        names = {p.key: p.name for p in season.players}
         count = "1 entry" if len(events) == 1 else f"{len(events)} entries"
         out.append(f"The organizer's record of {season.name} ({count}; the latest):")
         for event in events[-RECORD_LINES:]:
-            out.append(f"  {event.at:%Y-%m-%d %H:%M} UTC: {sentence(event, names)}")
+            out.append(f"  {event.at:%Y-%m-%d %H:%M} UTC: {sentence(event, season.names)}")
         out.append("")
     return out
 
 
-def match_lines(match: Match, now: datetime) -> list[str]:
+def match_lines(match: Any, now: datetime) -> list[str]:
+    """One match: ``match`` is its row of :data:`MATCH_COLUMNS`, with ``seats`` (each seat's
+    player's ``key`` and ``email``, in seat order) and ``season`` (its ``name``)."""
     game = GAMES[match.game]
     roles = game.game_type.roles
     silent_roles = set(game.game_type.silent_roles)
-    seats = [(seat.player.key, roles[min(i, len(roles) - 1)]) for i, seat in enumerate(match.seats)]
+    seats = [(seat.key, roles[min(i, len(roles) - 1)]) for i, seat in enumerate(match.seats)]
     players = [key for key, role in seats if role not in silent_roles]  # the seats that play
     who = " vs ".join(players) or ("the live players at its start" if match.seating == "live" else "no players")
     out = [f"{match.key}  {game.title}  ({match.season.name})  {who}"]
     silent = [key for key, role in seats if role in silent_roles]
     if silent:  # seats that never act (Betting Minority's participants)
         out.append(f"  {', '.join(sorted(silent_roles))}s (never act): {', '.join(silent)}")
-    addressless = [seat.player.key for seat in match.seats if seat.player.email is None]
+    addressless = [seat.key for seat in match.seats if seat.email is None]
     if addressless:  # players at silent seats may have no address: nobody mails them
         out.append(f"  no address (never mailed): {', '.join(addressless)}")
     if match.status == "scheduled":
@@ -170,19 +242,19 @@ def match_lines(match: Match, now: datetime) -> list[str]:
     return out
 
 
-def mail_lines(session, now: datetime | None = None) -> list[str]:
+def mail_lines(db: Reader, now: datetime | None = None) -> list[str]:
     """Mail queues, and what is wrong with them: quarantined mail with its reason, mail
     waiting for delivery with its last error (and what it waits for), step mails not
     delivered by their deadline (with ``now``), inbox files that cannot be read."""
-    inbound = dict(session.execute(select(Inbound.status, func.count()).group_by(Inbound.status)).all())
-    outbox = dict(session.execute(select(Outbox.status, func.count()).group_by(Outbox.status)).all())
+    inbound = dict(db.tuples("SELECT status, count(*) FROM inbound GROUP BY status"))
+    outbox = dict(db.tuples("SELECT status, count(*) FROM outbox GROUP BY status"))
     lines = [
         "mail in:  " + (", ".join(f"{k} {v}" for k, v in sorted(inbound.items())) or "none yet"),
         "mail out: " + (", ".join(f"{k} {v}" for k, v in sorted(outbox.items())) or "none yet"),
     ]
-    quarantined = session.scalars(
-        select(Inbound).where(Inbound.status == "quarantined").order_by(Inbound.id.desc()).limit(5)
-    ).all()
+    quarantined = db.rows(
+        "SELECT id, sender, source, note FROM inbound WHERE status = 'quarantined' ORDER BY id DESC LIMIT 5"
+    )
     if quarantined:
         lines.append(
             f"  quarantined inbound mail: {inbound.get('quarantined', 0)}"
@@ -190,23 +262,14 @@ def mail_lines(session, now: datetime | None = None) -> list[str]:
         )
     for row in quarantined:
         lines.append(f"    inbound {row.id} from {row.sender or '?'} ({row.source}): {row.note}")
-    retrying = session.scalars(
-        select(Outbox)
-        .where(Outbox.status == "pending", Outbox.last_error.is_not(None))
-        .order_by(Outbox.next_attempt_at)
-        .limit(5)
-    ).all()
+    waiting = "FROM outbox WHERE status = 'pending' AND last_error IS NOT NULL"
+    retrying = db.rows(
+        f"SELECT to_addr, attempts, next_attempt_at, last_error {waiting} ORDER BY next_attempt_at LIMIT 5",
+        next_attempt_at=utc,
+    )
     if retrying:
-        count = session.scalar(
-            select(func.count()).select_from(Outbox).where(Outbox.status == "pending", Outbox.last_error.is_not(None))
-        )
-        causes = dict(
-            session.execute(
-                select(Outbox.fail_cause, func.count())
-                .where(Outbox.status == "pending", Outbox.last_error.is_not(None))
-                .group_by(Outbox.fail_cause)
-            ).all()
-        )
+        count = db.scalar(f"SELECT count(*) {waiting}")
+        causes = dict(db.tuples(f"SELECT fail_cause, count(*) {waiting} GROUP BY fail_cause"))
         why = ", ".join(f"{WAITING_FOR.get(cause, WAITING_FOR[None])} {n}" for cause, n in sorted_causes(causes))
         lines.append(f"  waiting for another delivery attempt: {count} ({why}; `referee requeue` retries them now)")
     for row in retrying:
@@ -214,14 +277,18 @@ def mail_lines(session, now: datetime | None = None) -> list[str]:
             f"    to {row.to_addr}: {row.attempts} attempt(s), next {row.next_attempt_at:%Y-%m-%d %H:%M} UTC;"
             f" last error: {row.last_error}"
         )
-    failed = session.scalars(select(Outbox).where(Outbox.status == "failed").order_by(Outbox.id.desc()).limit(5)).all()
+    failed = db.rows(
+        "SELECT to_addr, attempts, last_error FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT 5"
+    )
     for row in failed:
         lines.append(f"  undeliverable to {row.to_addr} after {row.attempts} attempts: {row.last_error}")
     if now is not None:
-        lines.extend(late_step_mail_lines(session, now))
-    problems = session.scalars(select(InboxProblem).order_by(InboxProblem.first_seen).limit(5)).all()
+        lines.extend(late_step_mail_lines(db, now))
+    problems = db.rows(
+        "SELECT source, reason, first_seen, count FROM inbox_problems ORDER BY first_seen LIMIT 5", first_seen=utc
+    )
     if problems:
-        count = session.scalar(select(func.count()).select_from(InboxProblem))
+        count = db.scalar("SELECT count(*) FROM inbox_problems")
         lines.append(f"  inbox files the referee cannot handle: {count} (skipped; fix their owner or mode)")
     for problem in problems:
         lines.append(
@@ -247,26 +314,30 @@ def sorted_causes(causes: dict) -> list[tuple]:
 
 LATE_STEP_MAILS = 5  # step mails past their deadline listed by status (the most recent first)
 
+# the columns opensteps.listed reads of a match (not its state), as m_<name> beside an outbox row's
+_LISTED = ", ".join(f"m.{name} AS m_{name}" for name in opensteps.LISTED_COLUMNS)
+_LISTED_VALUES = {f"m_{name}": MATCH_VALUES[name] for name in opensteps.LISTED_COLUMNS if name in MATCH_VALUES}
 
-def late_step_mail_lines(session, now: datetime) -> list[str]:
+
+def late_step_mail_lines(db: Reader, now: datetime) -> list[str]:
     """Step mails (the mail that opens a step with its deadline) not delivered (waiting for
     another attempt, or given up) although their step's deadline has passed: the step's
     deadline while it is open, else the one delivery kept in the row (a step mail never
     tried, whose step is over, says that instead)."""
-    rows = session.execute(
-        select(Outbox.id, Outbox.to_addr, Outbox.step_key, Outbox.step_title, Outbox.deadline, Outbox.status, Match)
-        .join(Match, Match.id == Outbox.match_id)
-        .where(Outbox.kind == "step", Outbox.status.in_(("pending", "failed")))
-        .order_by(Outbox.id.desc())
-        .options(load_only(Match.key, *opensteps.LISTED_COLUMNS))  # not the state: what opensteps.listed reads
-    ).all()
+    rows = db.rows(
+        f"SELECT o.to_addr, o.step_key, o.step_title, o.deadline, o.status, m.key AS m_key, {_LISTED}"
+        " FROM outbox o JOIN matches m ON m.id = o.match_id"
+        " WHERE o.kind = 'step' AND o.status IN ('pending', 'failed') ORDER BY o.id DESC",
+        deadline=utc,
+        **_LISTED_VALUES,
+    )
     late: list[str] = []
     for row in rows:
-        match = row.Match
+        match = SimpleNamespace(**{name: getattr(row, f"m_{name}") for name in opensteps.LISTED_COLUMNS})
         open_now = {step.key: step for step in opensteps.listed(match)}
         step = open_now.get(row.step_key)
         deadline = step.deadline if step is not None else row.deadline
-        what = f"{match.key}/{row.step_key}" + (f" ({row.step_title})" if row.step_title else "")
+        what = f"{row.m_key}/{row.step_key}" + (f" ({row.step_title})" if row.step_title else "")
         how = "given up" if row.status == "failed" else "still tried"
         if deadline is not None and deadline <= now:
             late.append(
@@ -282,7 +353,7 @@ def late_step_mail_lines(session, now: datetime) -> list[str]:
     return late
 
 
-def bounce_lines(session, now: datetime, limit: int, window: timedelta) -> list[str]:
+def bounce_lines(db: Reader, now: datetime, limit: int, window: timedelta) -> list[str]:
     """Bounces of the last ``window``: the verified ones (they name their outbox mail by a
     signed bounce address, or our transport said it) apart from the unverified delivery
     reports (anyone can write one: they count for nothing), how many of each; the
@@ -290,53 +361,49 @@ def bounce_lines(session, now: datetime, limit: int, window: timedelta) -> list[
     :mod:`referee.pipeline.bounce_book`); the latest five verified, the latest three
     unverified."""
     since = now - window
-    within = (Bounce.received_at >= since, Bounce.received_at <= now)
-    total, hard, unverified = session.execute(
-        select(
-            func.count(Bounce.id).filter(Bounce.verified.is_(True)),
-            func.count(Bounce.id).filter(Bounce.verified.is_(True), Bounce.hard.is_(True)),
-            func.count(Bounce.id).filter(Bounce.verified.is_not(True)),
-        ).where(*within)
-    ).one()
+    within = "received_at >= ? AND received_at <= ?"
+    total, hard, unverified = db.tuples(
+        "SELECT count(id) FILTER (WHERE verified IS TRUE),"
+        " count(id) FILTER (WHERE verified IS TRUE AND hard IS TRUE),"
+        f" count(id) FILTER (WHERE verified IS NOT TRUE) FROM bounces WHERE {within}",
+        (since, now),
+    )[0]
     if not (total or unverified):
         return []
     lines = [f"  bounces in the last {duration(window)}: {total} ({hard} hard)"]
-    unreachable = session.execute(
-        select(Bounce.address, func.count(func.distinct(Bounce.outbox_id)), func.max(Bounce.received_at))
-        .where(Bounce.received_at >= since, Bounce.hard.is_(True), Bounce.verified.is_(True))
-        .group_by(Bounce.address)
-        .having(func.count(func.distinct(Bounce.outbox_id)) >= limit)
-        .order_by(Bounce.address)
-        .limit(20)
-    ).all()
+    unreachable = db.tuples(
+        "SELECT address, count(DISTINCT outbox_id), max(received_at) AS last FROM bounces"
+        " WHERE received_at >= ? AND hard IS TRUE AND verified IS TRUE"
+        " GROUP BY address HAVING count(DISTINCT outbox_id) >= ? ORDER BY address LIMIT 20",
+        (since, limit),
+        last=utc,
+    )
     for address, count, last in unreachable:
-        players = session.execute(
-            select(Player.id, Player.key).where(Player.email == address).order_by(Player.key)
-        ).all()
+        players = db.tuples("SELECT id, key FROM players WHERE email = ? ORDER BY key", (address,))
         keys = [unreachable_key(player_id, address) for player_id, _ in players]
-        told = bool(keys) and session.scalar(
-            select(func.count()).select_from(Outbox).where(Outbox.dedupe_key.in_(keys))
-        )
+        told = bool(keys) and db.scalar(f"SELECT count(*) FROM outbox WHERE dedupe_key IN ({marks(len(keys))})", keys)
         lines.append(
             f"  unreachable: {', '.join(key for _, key in players) or 'no player now'} at {address}:"
             f" {count} mails failed for good,"
             f" the last {last:%Y-%m-%d %H:%M} UTC; {'the organizer was told' if told else 'the organizer was not told'}"
         )
-    verified = select(Bounce).where(*within, Bounce.verified.is_(True))
-    for row in session.scalars(verified.order_by(Bounce.received_at.desc(), Bounce.id.desc()).limit(5)):
+    shown = (
+        "SELECT received_at, address, outbox_id, action, status, source, diagnostic FROM bounces"
+        f" WHERE {within} AND verified IS {{}} ORDER BY received_at DESC, id DESC LIMIT {{}}"
+    )
+    for row in db.rows(shown.format("TRUE", 5), (since, now), received_at=utc):
         lines.append(_bounce_line(row))
     if unverified:
         lines.append(
             f"  unverified delivery reports in the last {duration(window)}: {unverified}"
             " (to the plain address: anyone can write one, so they count for nothing)"
         )
-        others = select(Bounce).where(*within, Bounce.verified.is_not(True))
-        for row in session.scalars(others.order_by(Bounce.received_at.desc(), Bounce.id.desc()).limit(3)):
+        for row in db.rows(shown.format("NOT TRUE", 3), (since, now), received_at=utc):
             lines.append(_bounce_line(row))
     return lines
 
 
-def _bounce_line(row: Bounce) -> str:
+def _bounce_line(row: Any) -> str:
     what = row.action + (f" {row.status}" if row.status else "")
     where = f"outbox {row.outbox_id}" if row.outbox_id is not None else "no outbox mail named"
     how = {"dsn": "report", "plain": "bounce", "refused": "refused by the server"}.get(row.source, row.source)
@@ -347,6 +414,10 @@ def _bounce_line(row: Bounce) -> str:
 
 def quarantine_text(store: Store) -> str:
     """Every quarantined inbound mail with why it is there."""
+    from sqlalchemy import select
+
+    from referee.store.models import Inbound
+
     with store.unit_of_work() as session:
         rows = session.scalars(select(Inbound).where(Inbound.status == "quarantined").order_by(Inbound.id)).all()
         if not rows:
@@ -364,6 +435,10 @@ def quarantine_text(store: Store) -> str:
 def requeue_quarantined(store: Store, ids: list[int] | None) -> int:
     """Put quarantined mail back in line (all of it when ``ids`` is None): judged again by
     its arrival time against the step open now."""
+    from sqlalchemy import update
+
+    from referee.store.models import Inbound
+
     with store.unit_of_work() as session:
         query = update(Inbound).where(Inbound.status == "quarantined")
         if ids is not None:
@@ -375,6 +450,10 @@ def requeue_failed(store: Store, *, inbound: bool, outbound: bool, now: datetime
     """Put failed mail back in line: inbound to be judged again (by its arrival time against
     the step open now), outbound to be delivered again with a fresh set of attempts. With
     ``now``, outbound mail waiting for a retry is also made due now."""
+    from sqlalchemy import update
+
+    from referee.store.models import Outbox
+
     counts = [0, 0]
     if inbound:
         counts[0] = requeue_quarantined(store, None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
 
 
 def local_time(dt: datetime, tz: str) -> str:
@@ -14,6 +13,8 @@ def local_time(dt: datetime, tz: str) -> str:
 
 @functools.lru_cache(maxsize=4096)  # matches that share a deadline, players who share a zone
 def _local_time(utc: datetime, tz: str) -> str:
+    from zoneinfo import ZoneInfo  # here: `referee status` rarely shows a local time
+
     local = utc.astimezone(ZoneInfo(tz))
     text = f"{local:%a} {local.day} {local:%b %Y, %H:%M} {local.tzname()}"
     if local.utcoffset() != timedelta(0) or local.tzname() not in ("UTC", "GMT"):
@@ -38,3 +39,26 @@ def duration(td: timedelta) -> str:
 
 def iso(dt: datetime) -> str:
     return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def exact_time(dt: datetime, tz: str) -> str:
+    """:func:`local_time`, with the seconds when the instant is not on a whole minute
+    (``Tue 1 Dec 2026, 12:57:30 CET (11:57:30 UTC)``): a deadline or a start, which a
+    season's step lengths ("45s") and a turn opened at a mail's arrival put at any second.
+    A fraction of a second is cut, never rounded up: the time shown is never later than
+    the instant."""
+    utc = dt.astimezone(timezone.utc)
+    if utc.second == 0 and utc.microsecond == 0:
+        return local_time(utc, tz)
+    return _exact_time(utc.replace(microsecond=0), tz)
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_time(utc: datetime, tz: str) -> str:
+    from zoneinfo import ZoneInfo
+
+    local = utc.astimezone(ZoneInfo(tz))
+    text = f"{local:%a} {local.day} {local:%b %Y, %H:%M:%S} {local.tzname()}"
+    if local.utcoffset() != timedelta(0) or local.tzname() not in ("UTC", "GMT"):
+        text += f" ({utc:%H:%M:%S} UTC)"
+    return text

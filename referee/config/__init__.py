@@ -5,6 +5,9 @@ Every problem is reported as one :class:`ConfigError` line that names the file, 
 key and what is wrong, so the CLI can print it and exit non-zero without a traceback.
 """
 
+from importlib import import_module
+from typing import Any
+
 from referee.config.common import (
     CONFIG_NAME,
     RESERVED_ACCOUNTS,
@@ -29,31 +32,47 @@ from referee.config.service_file import (
     find_config,
     new_secret,
 )
-from referee.config.season_file import (
-    game_options,
-    check_options,
-    PlayerSpec,
-    MatchSpec,
-    FrameSpec,
-    SeasonSpec,
-    seat_role,
-    silent_roles,
-    load_season,
-    match_lines,
-    table_lines,
-    check_start,
-    SEASON_KEYS,
-    FRAME_KEYS,
-    MATCH_KEYS,
-    MAIN,
-    parse_seed,
-    death_game,
-    parse_frame,
-    abandon_after,
-    game_timing,
-    parse_season,
-)
-from referee.mail.dkim import DkimSettings
+
+# the season files' readers, and [dkim]'s settings, imported when first asked for: a command
+# that reads no season file (``referee status``) does without them
+_LAZY = {
+    name: "referee.config.season_file"
+    for name in (
+        "game_options",
+        "check_options",
+        "PlayerSpec",
+        "MatchSpec",
+        "FrameSpec",
+        "SeasonSpec",
+        "seat_role",
+        "silent_roles",
+        "load_season",
+        "match_lines",
+        "table_lines",
+        "check_start",
+        "SEASON_KEYS",
+        "FRAME_KEYS",
+        "MATCH_KEYS",
+        "MAIN",
+        "parse_seed",
+        "death_game",
+        "parse_frame",
+        "abandon_after",
+        "game_timing",
+        "parse_season",
+    )
+}
+_LAZY["DkimSettings"] = "referee.mail.dkim"
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ArchiveSettings",

@@ -9,7 +9,6 @@ import tomllib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 CONFIG_NAME = "referee.toml"
@@ -63,6 +62,8 @@ def parse_instant(value: Any, where: str) -> datetime:
 def check_timezone(value: Any, where: str) -> str:
     if not isinstance(value, str):
         raise ConfigError(f'{where}: expected an IANA time zone name such as "Europe/Berlin", got {value!r}')
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # here: only a season file names zones
+
     try:
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):

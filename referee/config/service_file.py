@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.config.common import (
     CONFIG_NAME,
@@ -23,7 +22,9 @@ from referee.config.common import (
     _unknown,
     read_toml,
 )
-from referee.mail.dkim import DkimSettings
+
+if TYPE_CHECKING:  # [dkim]'s module is imported where a [dkim] table is read
+    from referee.mail.dkim import DkimSettings
 
 # ---------------------------------------------------------------------------- service config
 
@@ -346,7 +347,7 @@ def _dkim(table: dict[str, Any], where: str, base: Path, mail_domain: str) -> Dk
         raise ConfigError(f"{where}: private_key_file {key_file}: {exc.strerror or exc}") from None
     except dkim.DkimError as exc:
         raise ConfigError(f"{where}: private_key_file {key_file}: {exc}") from None
-    settings = DkimSettings(
+    settings = dkim.DkimSettings(
         selector=selector, domain=domain, key_file=key_file, private_key=private_key, headers=headers
     )
     try:
@@ -498,4 +499,6 @@ def find_config(explicit: str | None) -> Path:
 
 
 def new_secret() -> str:
+    import secrets
+
     return secrets.token_urlsafe(32)

@@ -1,17 +1,63 @@
-"""Pure rules engines, one module per game, all following :mod:`referee.games.base`."""
+"""Pure rules engines, one module per game, all following :mod:`referee.games.base`.
+
+:data:`GAMES` maps each game's name to its engine. A game's package is imported when the
+game is first looked up (``GAMES[name]``, ``GAMES.get(name)``): a command that shows one
+match (``referee status``) imports that match's game only, and importing one game's module
+imports no other. Names (``in``, iterating, ``len``) cost no import; ``values()``,
+``items()`` and :func:`playable` import every game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, MutableMapping
+from importlib import import_module
 
 from referee.games.base import Game
-from referee.games.betting_minority import GAME as BETTING_MINORITY
-from referee.games.indian_poker import GAME as INDIAN_POKER
-from referee.games.matchjack.engine import GAME as MATCHJACK
-from referee.games.nomination import GAME as NOMINATION
-from referee.games.rewind_holdem import GAME as REWIND_HOLDEM
-from referee.games.stationary_roulette import GAME as STATIONARY_ROULETTE
 
-GAMES: dict[str, Game] = {
-    game.name: game
-    for game in (STATIONARY_ROULETTE, INDIAN_POKER, REWIND_HOLDEM, BETTING_MINORITY, MATCHJACK, NOMINATION)
+# each game's name and the module that holds its engine as ``GAME``, in the registry's order
+MODULES = {
+    "stationary-roulette": "referee.games.stationary_roulette",
+    "indian-poker": "referee.games.indian_poker",
+    "rewind-holdem": "referee.games.rewind_holdem",
+    "betting-minority": "referee.games.betting_minority",
+    "matchjack": "referee.games.matchjack.engine",
+    "nomination": "referee.games.nomination",
 }
+
+
+class Registry(MutableMapping[str, Game]):
+    """Name -> engine, importing an engine's module when it is first looked up. Games set
+    into it (``GAMES[name] = game``: a test's, a plug-in's) are kept as given."""
+
+    def __init__(self, modules: dict[str, str]):
+        self._entries: dict[str, Game | str] = dict(modules)  # a str: the module not imported yet
+
+    def __getitem__(self, name: str) -> Game:
+        entry = self._entries[name]
+        if isinstance(entry, str):
+            entry = self._entries[name] = import_module(entry).GAME
+        return entry
+
+    def __setitem__(self, name: str, game: Game) -> None:
+        self._entries[name] = game
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Registry({list(self._entries)})"
+
+
+GAMES: MutableMapping[str, Game] = Registry(MODULES)
 
 
 def playable() -> dict[str, Game]:
@@ -23,4 +69,4 @@ def playable() -> dict[str, Game]:
     }
 
 
-__all__ = ["GAMES", "playable", "Game"]
+__all__ = ["GAMES", "MODULES", "Game", "Registry", "playable"]

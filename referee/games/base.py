@@ -122,8 +122,6 @@ and storage; the engine owns the rules.
 
 from __future__ import annotations
 
-import hashlib
-import pickle
 import random
 import re
 from dataclasses import dataclass, field
@@ -358,6 +356,8 @@ def clone(data: Any) -> Any:
     try:
         return orjson.loads(orjson.dumps(data))
     except TypeError:  # orjson.JSONEncodeError is one
+        import pickle  # here: rare, and a command that copies no state does without it
+
         return pickle.loads(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
 
 
@@ -417,6 +417,8 @@ def rng(seed: int, *labels: object) -> random.Random:
     ``rng(seed, "deal", hand_no)`` always gives the same stream, so chance needs no
     hidden RNG object in the state: the state records which draws were made.
     """
+    import hashlib  # here: OpenSSL's loading is a good part of `referee status`, which draws nothing
+
     material = ":".join([str(seed), *map(str, labels)]).encode()
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
 

@@ -505,6 +505,15 @@ def turn_reference(text: str) -> str:
     return "".join(out)
 
 
+def normal_name(text: str) -> str:
+    """A name as mail matches it: accents dropped, case folded, anything but letters and
+    digits one space (``"José  Núñez"`` and ``"jose nunez"`` are the same)."""
+    import unicodedata  # here: only the games that read names in mail need it
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return turn_reference(plain.casefold())  # the duels' reading of a Turn line, on the plain text
+
+
 def _numberish(word: str) -> bool:
     digit = 1 if word[:1] in "+-" else 0
     return len(word) > digit and word[digit].isdecimal()

@@ -44,8 +44,7 @@ from referee.games.base import (
     stored_result,
     transfer,
 )
-from referee.games.betting import turn_reference
-from referee.games.betting_minority import normal_name
+from referee.games.betting import normal_name, turn_reference
 from referee.games.lines import clean_line
 
 COLS = "cols"  # the season currency of certificates of life

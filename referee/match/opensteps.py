@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee.games.base import Step
-from referee.store.models import Match
+if TYPE_CHECKING:  # the rows are read without SQLAlchemy too (referee.status): any object with these columns
+    from referee.games.base import Step
+    from referee.store.models import Match
 
 __all__ = ["OpenStep", "due", "first_reminder", "listed", "next_reminder", "step_for", "store"]
 
@@ -52,16 +53,9 @@ def _instant(text: str | None) -> datetime | None:
     return at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
 
 
-# the columns :func:`listed` reads of a match (not its state): load_only(*LISTED_COLUMNS)
-LISTED_COLUMNS = (
-    Match.status,
-    Match.open_steps,
-    Match.step_key,
-    Match.step_kind,
-    Match.step_opened_at,
-    Match.deadline,
-    Match.remind_at,
-)
+# the columns :func:`listed` reads of a match (not its state), by name: what a query that
+# only lists the open steps loads (the outbox's load_only, ``referee status``'s SELECT)
+LISTED_COLUMNS = ("status", "open_steps", "step_key", "step_kind", "step_opened_at", "deadline", "remind_at")
 
 
 def listed(match: Match) -> list[OpenStep]:

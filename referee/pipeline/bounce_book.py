@@ -31,6 +31,7 @@ from referee.games import GAMES
 from referee.mail import bounces
 from referee.mail.bounces import Recipient, Report
 from referee.mail.parse import Headers
+from referee.pipeline.unreachable import unreachable_key
 from referee.store.models import Bounce, Match, Outbox, Player, Seat
 from referee.timefmt import duration
 
@@ -59,11 +60,6 @@ class Judged:
     note: str
     match_id: int | None = None
     player_id: int | None = None
-
-
-def unreachable_key(player_id: int, address: str) -> str:
-    """The outbox dedupe key of the organizer's mail about this player's address."""
-    return f"unreachable:{player_id}:{address}"
 
 
 class BounceBook:

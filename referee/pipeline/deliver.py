@@ -327,7 +327,7 @@ class Delivery:
         query = (
             select(Match)
             .where(Match.id.in_({row.match_id for row in steps}))
-            .options(load_only(*opensteps.LISTED_COLUMNS))
+            .options(load_only(*(getattr(Match, name) for name in opensteps.LISTED_COLUMNS)))
         )
         matches = {match.id: match for match in session.scalars(query)}
         found: dict[int, datetime] = {}

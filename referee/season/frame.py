@@ -38,6 +38,7 @@ from sqlalchemy.orm import Session
 
 from referee.games import GAMES
 from referee.games.base import GameError, rng
+from referee.season.words import WAITING
 from referee.store.models import Match, Player, Season, Seat
 from referee.timefmt import iso
 
@@ -47,7 +48,6 @@ log = logging.getLogger("referee")
 
 MAIN, NOMINATION, DEATH = "main", "nomination", "death"
 KEY_ROOM = 48  # of a main match's key in the keys of the matches that follow it (64 at most)
-WAITING = "waiting: "  # the start of Match.problem of a match of the live players that waits
 
 
 class Waiting(GameError):

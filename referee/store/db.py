@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from referee.store import rows
+from referee.store import dbapi, rows
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -86,16 +86,17 @@ class Store:
 
         command.upgrade(alembic_config(self.url), "head")
 
-    def is_current(self) -> bool:
-        from alembic.runtime.migration import MigrationContext
-        from alembic.script import ScriptDirectory
-
-        head = ScriptDirectory.from_config(alembic_config(self.url)).get_current_head()
+    def schema_state(self) -> str:
+        """:func:`referee.store.dbapi.schema_state`: missing, old or current (without Alembic:
+        the database's revision against ``HEAD_REVISION``)."""
         with self.engine.connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision() == head
+            return dbapi.schema_state(dbapi.Reader(conn.connection.driver_connection, conn.dialect.name))
+
+    def is_current(self) -> bool:
+        return self.schema_state() == dbapi.CURRENT
 
     def has_schema(self) -> bool:
-        return inspect(self.engine).has_table("matches")
+        return self.schema_state() != dbapi.MISSING
 
     def dispose(self) -> None:
         self.engine.dispose()

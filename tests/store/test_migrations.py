@@ -17,6 +17,16 @@ def test_migrated_schema_matches_the_models(db_url):
     assert diff == []
 
 
+def test_the_head_revision_the_schema_check_compares_with_is_alembics_head():
+    """``referee status`` checks the schema without Alembic (referee.store.dbapi)."""
+    from alembic.script import ScriptDirectory
+
+    from referee.store.db import alembic_config
+    from referee.store.dbapi import HEAD_REVISION
+
+    assert ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head() == HEAD_REVISION
+
+
 def test_migrate_is_idempotent_and_current(db_url):
     store = Store(db_url)
     store.migrate()

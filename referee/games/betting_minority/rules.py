@@ -9,12 +9,11 @@ missed turns, the names a mail may use. The match as it runs is
 from __future__ import annotations
 
 import random
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from referee.games.base import State, plural, rng
-from referee.games.betting import turn_reference
+from referee.games.betting import normal_name as normal_name  # shared with the nomination
 
 NAME = "betting-minority"
 
@@ -287,13 +286,6 @@ def missed_turn_loss(chips: int, missed: int) -> int:
 
 
 # ---------------------------------------------------------------------- names and placements in mail
-
-
-def normal_name(text: str) -> str:
-    """A name as mail matches it: accents dropped, case folded, anything but letters and
-    digits one space (``"José  Núñez"`` and ``"jose nunez"`` are the same)."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return turn_reference(plain.casefold())  # the duels' reading of a Turn line, on the plain text
 
 
 def short_ids(participants: Sequence[str]) -> dict[str, str]:
