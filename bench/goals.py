@@ -66,6 +66,10 @@ def status_figures(tmp: Path) -> dict:
         [referee, "season", "load", "--allow-past", "season.toml"], cwd=folder, check=True, env=env, capture_output=True
     )
     subprocess.run([referee, "tick"], cwd=folder, check=True, env=env, capture_output=True)
+    # the referee's bytecode compiled, as an installation leaves it (`pip install .` compiles
+    # every module whatever PYTHONDONTWRITEBYTECODE says; an editable install of a checkout
+    # with that variable set would compile the modules status imports at every run)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "referee")], check=True)
     status = _best([referee, "status"], folder)
     bare = _best([sys.executable, "-c", "pass"], folder)
     return {"status": status, "bare": bare}

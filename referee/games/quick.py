@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games.base import GameError
+from referee.games.base import GameError, clone
 
 __all__ = ["FORM_LABEL", "answers_of", "betting_answers", "with_step"]
 
@@ -68,11 +68,36 @@ def answers_of(game: Any, state: Any, player: str) -> list[tuple[str, str]]:
     return out
 
 
+# the moves of texts already read, for the games whose parse does not read the state (a
+# grammar's PARSE_READS_STATE = False): a close mails the same form text to most players of
+# a round, and each would be read again; (game, text) -> the moves, or None when refused
+_READ: dict[tuple[str, str], list[Any] | None] = {}
+_READ_ENTRIES = 512  # the texts kept (the memory stays small: forms are a few lines)
+
+
+def _moves(game: Any, state: Any, player: str, text: str) -> list[Any] | None:
+    """The moves ``text`` holds for ``player`` (None when the parser refuses it): read
+    once per text when the game's parse does not read the state, else read now; a fresh
+    copy either way (the rules get moves nobody else holds)."""
+    if getattr(getattr(game, "grammar", None), "PARSE_READS_STATE", True):
+        try:
+            return game.parse(state, player, text).moves
+        except GameError:
+            return None
+    key = (game.name, text)
+    if key not in _READ:
+        if len(_READ) >= _READ_ENTRIES:
+            _READ.clear()
+        try:
+            _READ[key] = game.parse(state, player, text).moves
+        except GameError:
+            _READ[key] = None
+    moves = _READ[key]
+    return None if moves is None else clone(moves)
+
+
 def _accepted(game: Any, state: Any, player: str, text: str) -> bool:
-    try:
-        moves = game.parse(state, player, text).moves
-    except GameError:
-        return False
+    moves = _moves(game, state, player, text)
     if not moves:
         return False
     for move in moves:

@@ -274,3 +274,31 @@ def test_every_name_a_game_s_view_writes_is_isolated_too_but_in_the_form():
     assert out.endswith(f"\nNOMINATE {evil}\n")  # the form's line as written
     assert subject == f"{FSI}{evil}{PDI}'s turn"
     assert isolate_names("Ann and Dana", ["Ann", "Dana"]) == "Ann and Dana"  # left-to-right: unchanged
+
+
+def test_a_text_read_once_gives_every_player_their_own_answers():
+    """Stationary Roulette's parse reads the text alone: quick answers read a form text once
+    and keep its moves; each state still decides what it accepts, and each caller gets moves
+    of its own."""
+    from referee.games import quick
+
+    game = GAMES["stationary-roulette"]
+    quick._READ.clear()
+    state = game.initial_state(7, ["a", "b"], {})
+    first = answers_of(game, state, "a")
+    assert [label for label, _ in first] == ["Reply with the form"]
+    text = first[0][1]
+    assert (game.name, text) in quick._READ  # read once, kept
+    assert answers_of(game, state, "a") == first  # the kept reading answers the same
+    # the same text, in a state where its ROULETTE is no longer allowed (the preparation
+    # round is over): the kept moves are tried on that state, and refused there
+    later = state
+    for player in ("a", "b"):
+        (move,) = [m for m in game.parse(later, player, game.form(later, player)).moves if m["type"] == "roulette"]
+        later = game.apply_move(later, player, move).state
+    later = game.apply_timeout(later)
+    assert not quick._accepted(game, later, "a", text)
+    # a caller that changes its moves changes nobody else's
+    moves = quick._moves(game, state, "a", text)
+    moves[0]["points"]["Gold"] = 999
+    assert quick._moves(game, state, "a", text)[0]["points"]["Gold"] != 999

@@ -440,6 +440,11 @@ def read_mail(text: str) -> Parsed:
 # --------------------------------------------------------------------------- the game's mail
 
 
+# parse reads the text alone (read_mail): the same text reads the same in every state, so
+# a reader of many mails of the same text may read it once (referee.games.quick)
+PARSE_READS_STATE = False
+
+
 def parse(state: State, player: str, text: str) -> Parsed:
     return read_mail(text)
 
