@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 from referee.mail.guards import LOOP_HEADER
 
-__all__ = ["compose", "make_message_id", "trim_references"]
+__all__ = ["LATE_NOTE", "compose", "make_message_id", "trim_references", "with_late_note"]
 
 _MANAGED = frozenset(
     h.lower()
@@ -143,6 +143,71 @@ def compose(
     headers += content_headers
     head = "".join(f"{name}: {value}{CRLF}" for name, value in headers)
     return (head + CRLF + body).encode("ascii")
+
+
+# The note a mail carries when it is delivered after the deadline it names
+# (referee.pipeline.deliver): its first paragraph after the greeting, wrapped at 72.
+LATE_NOTE = (
+    "This mail comes late: it could be delivered only after the deadline it\n"
+    "names had passed (its date is when we wrote it). That step has closed,\n"
+    "so what this mail says you may still send or change there no longer\n"
+    "holds. A later mail of ours about the match, or the STATUS command,\n"
+    "tells you where it stands now."
+)
+LATE_SUBJECT = "Delivered late:"  # before the subject of such a mail
+
+
+def with_late_note(message: bytes, note: str = LATE_NOTE) -> bytes:
+    """*message*, one of ours as :func:`compose` wrote it, as delivery sends it after the
+    deadline it names has passed: plain text, with *note* as its first paragraph after the
+    greeting (``Dear <name>,``; at the top when there is none) and :data:`LATE_SUBJECT`
+    before its subject, without the HTML part (its buttons answer a step that has closed)
+    nor the attachments (the deadline's calendar event). Every other header is kept as it
+    was: the same Message-ID, Date (when it was written), threading. Deterministic, and
+    the same message again when it carries the note already, so that a retry sends the
+    same bytes."""
+    import email
+    import email.policy
+
+    head, sep, _ = message.partition(b"\r\n\r\n")
+    if not sep:
+        return message
+    parsed = email.message_from_bytes(message, policy=email.policy.compat32)
+    text = None
+    for part in parsed.walk():
+        if part.get_content_type() == "text/plain" and part.get_filename() is None:
+            payload = part.get_payload(decode=True)
+            text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else None
+            break
+    if text is None:
+        return message
+    lines = text.replace("\r\n", "\n").split("\n")
+    first = note.split("\n", 1)[0]
+    if first in lines:
+        return message  # noted already
+    greeting = lines[:1] if lines and lines[0].startswith("Dear ") else []
+    at = len(greeting)
+    while greeting and at < len(lines) and not lines[at].strip():
+        at += 1
+    new_lines = [*greeting, *([""] if greeting else []), *note.split("\n"), "", *lines[at:]]
+    new_text = "\n".join(new_lines).rstrip("\n") + "\n"
+    kept: list[str] = []
+    dropping = False
+    for line in head.decode("ascii").split("\r\n"):
+        if line[:1] in (" ", "\t"):
+            if not dropping:
+                kept.append(line)
+            continue
+        name = line.split(":", 1)[0].strip().lower()
+        dropping = name in ("content-type", "content-transfer-encoding")
+        if name == "subject":  # an encoded subject is folded, and stays so: the mark on a line of its own
+            value = line.split(":", 1)[1].strip()
+            line = f"Subject: {LATE_SUBJECT}" + (f"{CRLF} " if value.startswith("=?") else " ") + value
+        if not dropping:
+            kept.append(line)
+    cte = _cte(new_text)
+    kept += [f"{name}: {value}" for name, value in _part_headers("plain", new_text, cte)]
+    return ("".join(line + CRLF for line in kept) + CRLF + _encode_body(new_text, cte)).encode("ascii")
 
 
 def make_message_id(key: str, domain: str) -> str:

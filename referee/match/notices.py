@@ -33,13 +33,16 @@ from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
 from referee.standings import header_of, rows_of
-from referee.timefmt import duration, local_time
+from referee.timefmt import duration, exact_time, local_time
 
 OUTBOX = Outbox.__table__
 SEASON_KINDS = ("main", "death")  # matches of the season frame whose end mails the standings
 # the organizer's words (``tell``) for a change that moves the deadlines: its mail carries the
 # moved deadline's calendar event again, SEQUENCE raised
 MOVED_DEADLINE = frozenset({"extended", "resumed"})
+# the mails that name the deadline of the step they are about (and the organizer's words above):
+# their outbox row keeps it, and delivery notes or drops such a mail once it has passed
+NAMING_DEADLINE = frozenset({"step", "receipt", "error", "reminder", "spoof", "handover"})
 ARCHIVE_LINE = "This match in the archive:"
 GUIDE_LINE = "How to play by mail, and the archive:"
 CALENDAR_TYPE = "application/ics"  # the deadline's event (an .ics file: METHOD:PUBLISH inside)
@@ -170,7 +173,7 @@ class Notices:
                 "by": None,
             },
         )
-        context = self.context(match, new, paused_too=True)
+        context = self.context(match, new, paused_too=True, at=at)
         seat_mail = render_mail(match.game, "step", context)
         body = seat_mail.text.split("\n-- \n")[0].rstrip()  # without its signature
         first, _, rest = body.partition("\n")
@@ -291,7 +294,7 @@ class Notices:
         is written for them. ``about``: the step the mail is about (see :meth:`context`)."""
         if player.email is None:
             return
-        context = self.context(match, player, about, paused_too=paused_too)
+        context = self.context(match, player, about, paused_too=paused_too, at=at)
         context.update(extra or {})
         error = context.get("error")
         if isinstance(error, dict) and context["names"]:  # an engine's reason names players by key
@@ -367,6 +370,9 @@ class Notices:
                 step_title=context["step"]["title"] if context["step"] else None,
                 inbound_id=inbound_id,
                 form=context.get("form"),
+                deadline=_promised(context["deadline_at"], at)
+                if kind in NAMING_DEADLINE or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)
+                else None,
             ),
         )
 
@@ -478,14 +484,32 @@ class Notices:
         return rows.insert_once(session, OUTBOX, values, "dedupe_key")
 
     def context(
-        self, match: Match | None, player: Player, about: Step | None = None, *, paused_too: bool = False
+        self,
+        match: Match | None,
+        player: Player,
+        about: Step | None = None,
+        *,
+        paused_too: bool = False,
+        at: datetime | None = None,
     ) -> dict[str, Any]:
         """What a template sees. ``step`` is the step the mail is about: the open step the
         player may act in, else ``about`` (the step just opened, or reminded of), else the
         open step due first; ``deadline`` is its deadline in the player's time zone (None for
-        a waiting step). ``steps`` lists every open step (several in a game of concurrent
-        steps), each with its deadline; of a paused match only with ``paused_too`` (a
-        handover shows what the seat will have to do once the match goes on)."""
+        a waiting step), to the second when it is not on a whole minute
+        (:func:`~referee.timefmt.exact_time`). ``steps`` lists every open step (several in a
+        game of concurrent steps), each with its deadline; of a paused match only with
+        ``paused_too`` (a handover shows what the seat will have to do once the match goes on).
+
+        ``passed`` (and each listed step's ``passed``): the deadline is at or before ``at``,
+        the instant the mail is written. That happens to a step still open when the referee
+        reads, after its deadline, a mail that arrived before it (the referee was down, the
+        mailbox could not be read, or the mail came just before the deadline): timeliness
+        is judged by arrival, and the step closes right after. A mail must then promise
+        nothing of that time: the templates say the step has closed and that the next mail
+        brings its results (``templates/mail/common/passed.txt``). ``arrived``: the arrival
+        of the player's mail this one answers (set by the judge), ``open_before``: the keys
+        of the steps open before its moves were applied (a receipt's step among them is the
+        step the move was for; else a step the move opened)."""
         ctx: dict[str, Any] = {
             "player": person(player),
             "match": None,
@@ -502,6 +526,10 @@ class Notices:
             "revealed": None,  # the seals of the player's moves in the step that closed last
             "names": {},  # player key -> name: a mail names players, never by key (`| named(names)`)
             "next": [],  # the matches the season created to follow this one (referee.season)
+            "passed": False,  # the step's deadline is at or before the instant the mail is written
+            "deadline_at": None,  # that deadline as an instant (UTC), for the outbox row
+            "arrived": None,  # the arrival of the player's mail this one answers, in their zone
+            "open_before": [],  # a receipt: the steps open before the mail's moves were applied
         }
         if match is None:
             return ctx
@@ -513,6 +541,7 @@ class Notices:
         steps = open_steps(game, state) if state is not None and match.status in showing else ()
         step = opensteps.step_for(steps, player.key, match.step_key, about)
         deadlines = {e.key: e.deadline for e in opensteps.listed(match)}
+        step_deadline = deadlines.get(step.key) if step else None
         token = tokens.make_token(self.config.secret, seat.id, match.key, player.key)
         names = {s.player.key: isolate(s.player.name) for s in match.seats}
         result = match.result if match.status == "finished" else None
@@ -526,7 +555,9 @@ class Notices:
                 "view": game.view(state, player.key) if state is not None else None,
                 "form": game.form(state, player.key) if step is not None else None,
                 "step": {"key": step.key, "kind": step.kind, "title": step.title} if step else None,
-                "deadline": _local(deadlines.get(step.key), player.zone) if step else None,
+                "deadline": _local(step_deadline, player.zone),
+                "passed": _passed(step_deadline, at),
+                "deadline_at": step_deadline,
                 "steps": [
                     {
                         "key": s.key,
@@ -534,6 +565,7 @@ class Notices:
                         "title": s.title,
                         "players": list(s.players),
                         "deadline": _local(deadlines.get(s.key), player.zone),
+                        "passed": _passed(deadlines.get(s.key), at),
                     }
                     for s in steps
                 ],
@@ -597,13 +629,26 @@ def _following(match: Match, player: Player) -> dict[str, Any]:
         "id": match.key,
         "title": GAMES[match.game].title,
         "kind": match.kind,
-        "starts": local_time(match.starts_at, player.zone),
+        "starts": exact_time(match.starts_at, player.zone),
         "against": " and ".join(others),
     }
 
 
 def _local(at: datetime | None, tz: str) -> str | None:
-    return None if at is None else local_time(at, tz)
+    """A deadline in the player's zone, to the second when it is not on a whole minute."""
+    return None if at is None else exact_time(at, tz)
+
+
+def _passed(deadline: datetime | None, at: datetime | None) -> bool:
+    """Has ``deadline`` passed at ``at``, the instant a mail is written (see :meth:`Notices.context`)?"""
+    return deadline is not None and at is not None and deadline <= at
+
+
+def _promised(deadline: datetime | None, at: datetime) -> datetime | None:
+    """The deadline a mail written at ``at`` names as still to come (the outbox row's
+    ``deadline``: delivery judges by it whether the mail comes too late, see
+    :mod:`referee.pipeline.deliver`); None when it names none, or one already passed."""
+    return deadline if deadline is not None and deadline > at else None
 
 
 def _revealed(match: Match, player: str) -> dict[str, Any] | None:
@@ -632,10 +677,13 @@ def _outbox_row(
     step_title: str | None = None,
     inbound_id: int | None = None,
     form: str | None = None,
+    deadline: datetime | None = None,
 ) -> dict[str, Any]:
-    """An outbox row as a plain dict: a mail to send from ``at`` on."""
+    """An outbox row as a plain dict: a mail to send from ``at`` on (``deadline``: the
+    step's deadline the mail names as still to come)."""
     return {
         "form": form or None,
+        "deadline": deadline,
         "dedupe_key": dedupe,
         "message_id": message_id,
         "kind": kind,

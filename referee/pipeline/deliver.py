@@ -31,6 +31,26 @@ is never put off past its step's deadline: its retry time is at most half the ti
 Its deadline is kept in the row (``deadline``, as delivery last found it), for ``referee
 status``, which lists a step mail still undelivered once its deadline has passed.
 
+**Mail that comes too late for the time it names.** Every mail about a step names the step's
+deadline as a time still to come when it is written (the notices write it in the row's
+``deadline``: :func:`referee.match.notices._promised`; a mail written once that deadline had
+passed names none and says the step has closed). A mail not delivered before that deadline
+(the disk full, the server away, a process down) would promise a time that has passed, so
+when a claim finds the deadline past:
+
+* a **reminder** is not sent at all: it is marked ``expired`` (with why, in ``last_error``),
+  in the claim's own transaction, and logged; ``referee status`` counts it among the mail out
+  ("expired"). A reminder that can no longer be heeded is no news; the step's own mails
+  (its close, the next step) are.
+* **any other mail** (a step mail with the results of the step before, a receipt, an error
+  reply) still goes, as plain text with a note at its top that it comes late and that the step
+  it speaks of has closed (:func:`referee.mail.compose.with_late_note`, no HTML part nor
+  calendar event), ``Delivered late:`` before its subject. The note is written into the row
+  in the claim's transaction, so a retry sends the same bytes, a reply is read against what
+  the player got, and the archive's mbox holds it as sent.
+
+Nothing is lost: a mail is sent or marked, never both and never neither, each once.
+
 **Claims.** A batch is claimed before it is sent (:meth:`Delivery._due`), so several
 processes on one database, or two flushes at once, send each mail once. A claim names its
 holder (``claimed_by``: a :func:`referee.store.lease.holder`, held as the decide lease is,
@@ -71,6 +91,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.orm import load_only
 
+from referee.mail.compose import with_late_note
 from referee.mail.transport import MailSender, OutboundMail, SendResult
 from referee.match import opensteps
 from referee.pipeline import BATCH
@@ -160,6 +181,8 @@ class _Run:
     cleared: set[str] = field(default_factory=set)
     probed: bool = False
     sent: int = 0
+    expired: int = 0  # reminders not sent: their deadline passed before they could go
+    late: int = 0  # mails given the note that they come after the deadline they name
     failures: dict[str, list[str]] = field(default_factory=dict)  # cause -> details, in order
     taken_over: int = 0
 
@@ -197,8 +220,10 @@ class Delivery:
         try:
             while True:
                 rows = await asyncio.to_thread(self._due, run)
-                if not rows:
+                if rows is None:
                     break
+                if not rows:
+                    continue  # every mail claimed came too late to send: the next batch
                 results = await self._send_all(rows)
                 await self.sender.sync()  # the batch is durable at the transport before it is marked sent
                 done, failed, refused = self._outcomes(rows, results, run)
@@ -214,16 +239,23 @@ class Delivery:
         if run.failures or self.faults.active():
             waiting = await asyncio.to_thread(self._waiting)
             self.faults.flushed(run, waiting)
+        if run.expired or run.late:  # the mails were each logged at INFO; this is the flush's line
+            said = [f"{run.expired} reminder(s) not sent, their deadline had passed"] if run.expired else []
+            if run.late:
+                said.append(f"{run.late} mail(s) past the deadline they name, given a note that they come late")
+            log.warning("outbox: %s", "; ".join(said))
         return run.sent, errors
 
     # ------------------------------------------------------------------ claiming
 
-    def _due(self, run: _Run) -> list[_Claimed]:
+    def _due(self, run: _Run) -> list[_Claimed] | None:
         """Claim a batch of due mail, naming this flush's holder in it: another process (or
         another flush) does not send it too while the holder lives; what becomes of each mail
         then sets the row for good. Due: mail whose retry time has come; mail waiting for a
         cause that worked again in this flush; at the flush's first claim, a probe of each
-        cause down for ``PROBE_EVERY``; and mail claimed by a holder that has ended."""
+        cause down for ``PROBE_EVERY``; and mail claimed by a holder that has ended. A mail
+        whose deadline has passed is marked or noted (:meth:`_too_late`). None when nothing
+        was due."""
         now = run.now
         with self.store.unit_of_work() as session:
             postgresql = session.get_bind().dialect.name == "postgresql"
@@ -244,7 +276,7 @@ class Delivery:
                 run.probed = True
                 rows += self._probes(session, run, base, rows, postgresql)
             if not rows:
-                return []
+                return None
             if run.holder is None:
                 run.holder = lease.holder(self.store)
             ids = [row.id for row in rows]
@@ -261,11 +293,12 @@ class Delivery:
                     update(_TABLE).where(_TABLE.c.id == bindparam("b_id")).values(deadline=bindparam("b_deadline")),
                     [{"b_id": key, "b_deadline": at} for key, at in deadlines.items()],
                 )
+            expired, noted = self._too_late(session, rows, deadlines, run)
             return [
                 _Claimed(
                     row.id,
                     row.to_addr,
-                    row.message,
+                    noted.get(row.id, row.message),
                     row.dedupe_key,
                     row.attempts,
                     row.match_id,
@@ -275,7 +308,61 @@ class Delivery:
                     row.fail_cause,
                 )
                 for row in rows
+                if row.id not in expired
             ]
+
+    def _too_late(
+        self, session: Any, rows: list[Any], deadlines: dict[int, datetime], run: _Run
+    ) -> tuple[set[int], dict[int, bytes]]:
+        """The claimed mails whose deadline (the time they name as still to come) has passed
+        (see the module docstring): the reminders, marked ``expired`` and not sent (their
+        ids); every other mail's message with the late note, written into its row (outbox
+        id -> message). In the claim's transaction."""
+        expired: list[dict[str, Any]] = []
+        noted: dict[int, bytes] = {}
+        for row in rows:
+            deadline = deadlines.get(row.id, row.deadline)
+            if deadline is None or deadline > run.now:
+                continue
+            passed = f"{deadline:%Y-%m-%d %H:%M:%S} UTC"
+            if row.kind == "reminder":
+                why = f"not sent: its deadline passed at {passed} before it could be delivered"
+                expired.append({"b_id": row.id, "b_error": why})
+                log.info("outbox %s: reminder to %s for %s %s", row.id, row.to_addr, row.step_key, why)
+                continue
+            message = with_late_note(row.message)
+            if message != row.message:
+                noted[row.id] = message
+                log.info(
+                    "outbox %s: %s mail to %s for %s: its deadline passed at %s; it goes with a note that it is late",
+                    row.id,
+                    row.kind,
+                    row.to_addr,
+                    row.step_key,
+                    passed,
+                )
+        connection = session.connection()
+        if expired:
+            connection.execute(
+                update(_TABLE)
+                .where(_TABLE.c.id == bindparam("b_id"))
+                .values(
+                    status="expired",
+                    last_error=bindparam("b_error"),
+                    claimed_by=None,
+                    fail_cause=None,
+                    failed_at=None,
+                ),
+                expired,
+            )
+        if noted:
+            connection.execute(
+                update(_TABLE).where(_TABLE.c.id == bindparam("b_id")).values(message=bindparam("b_message")),
+                [{"b_id": key, "b_message": message} for key, message in noted.items()],
+            )
+        run.expired += len(expired)
+        run.late += len(noted)
+        return {values["b_id"] for values in expired}, noted
 
     def _down(self, session: Any, now: datetime) -> dict[str, datetime]:
         """The disk or the server failing as this flush begins: the cause of waiting mail

@@ -45,6 +45,7 @@ from referee.config import ConfigError, seat_role, silent_roles
 from referee.games import GAMES
 from referee.games.base import GameError, plural
 from referee.mail.auth import general_sender
+from referee.mail.compose import LATE_NOTE
 from referee.mail.parse import Body, Headers, parse_body, parse_headers, shown_text
 from referee.match.book import MATCH_CONTEXT
 from referee.pipeline.clock import utc
@@ -266,7 +267,7 @@ class PlayerCommands:
         if not seats:
             out += ["", "You have no running match at the moment."]
         for seat in seats:
-            context = self.notices.context(seat.match, seat.player)
+            context = self.notices.context(seat.match, seat.player, at=self.now)
             match = context["match"]
             out += ["", f"{match['title']} {match['id']}:"]
             mine = [s for s in context["steps"] if seat.player.key in s["players"]]
@@ -275,7 +276,14 @@ class PlayerCommands:
                 what = f"{step['title']} is open" if step else "The match waits"
                 out.extend(_wrapped(f"{what}: you have nothing to send now; we mail you when you have.", "  "))
                 continue
+            if all(step["passed"] for step in mine):  # read after the deadline: it closes now
+                for step in mine:
+                    out.extend(_wrapped(_closed(step), "  "))
+                continue
             for step in mine:
+                if step["passed"]:
+                    out.extend(_wrapped(_closed(step), "  "))
+                    continue
                 until = f", until {step['deadline']}" if step["deadline"] else ""
                 out.extend(_wrapped(f"{step['title']} is open for you{until}.", "  "))
             out.extend(_wrapped(f"Reply to our latest mail about it, or write to {context['reply_to']}:", "  "))
@@ -293,7 +301,7 @@ class PlayerCommands:
         for seat in seats:
             if out:
                 out += ["", "-" * 40, ""]
-            context = self.notices.context(seat.match, seat.player)
+            context = self.notices.context(seat.match, seat.player, at=self.now)
             out.extend(status_lines(seat.match.game, context))
         return out
 
@@ -480,6 +488,15 @@ def _wrapped(text: str, indent: str = "", hang: str | None = None) -> list[str]:
     ) or [indent.rstrip()]
 
 
+def _closed(step: dict[str, Any]) -> str:
+    """An open step whose deadline had passed when the command was read (the referee read
+    it late: the step closes right after; templates/mail/common/passed.txt words it so too)."""
+    return (
+        f"{step['title']} closed at its deadline, {step['deadline']}, before we could read your mail: "
+        "nothing more can be sent for it. Our next mail about the match tells you its results."
+    )
+
+
 def status_lines(game: str, context: dict[str, Any]) -> list[str]:
     """A running match as the player may see it: the game's own step mail (built from
     ``view(state, player)`` and ``form(state, player)`` alone, :meth:`Notices.context`),
@@ -530,11 +547,17 @@ def history_lines(session: Session, match: Match, player: Player) -> list[str]:
 
 
 def _first_paragraph(text: str) -> list[str]:
-    """The first paragraph after the greeting (``Dear <name>,``) of one of our mails."""
+    """The first paragraph after the greeting (``Dear <name>,``) of one of our mails (after
+    the note of a mail delivered late, :data:`~referee.mail.compose.LATE_NOTE`)."""
     lines = text.replace("\r\n", "\n").split("\n")
     at = next((i for i, line in enumerate(lines) if line.startswith("Dear ")), -1) + 1
     while at < len(lines) and not lines[at].strip():
         at += 1
+    if at < len(lines) and lines[at] == LATE_NOTE.split("\n", 1)[0]:
+        while at < len(lines) and lines[at].strip():  # the note: the news is the paragraph after it
+            at += 1
+        while at < len(lines) and not lines[at].strip():
+            at += 1
     out = []
     while at < len(lines) and lines[at].strip() and lines[at] != "-- ":
         out.append(lines[at].rstrip())

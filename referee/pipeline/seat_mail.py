@@ -24,7 +24,7 @@ from referee.pipeline.limits import ReplyLimiter, SenderLimiter
 from referee.pipeline.verdict import Decision, MailRow, Stages, before_our_mail
 from referee.store import rows as plain_rows
 from referee.store.models import Event, Match, Outbox, Seat
-from referee.timefmt import local_time
+from referee.timefmt import exact_time
 
 if TYPE_CHECKING:
     pass
@@ -153,7 +153,14 @@ class SeatMail:
             reply_to_mail=self.head,
             at=self.now,
             inbound_id=self.row.id,
-            extra={"ignored": quote(parsed.ignored), "truncated": body.truncated, "sealed": sealed},
+            extra={
+                "ignored": quote(parsed.ignored),
+                "truncated": body.truncated,
+                "sealed": sealed,
+                # the receipt of a mail read after the deadline it met says so (Notices.context)
+                "arrived": exact_time(self.row.received_at, self.player.zone),
+                "open_before": steps_before,
+            },
         )
         # the others hear of each new step (or the end); the mover's receipt above says what happens now
         self.notices.announce_step(session, match, self.row.received_at, since=steps_before, mover=self.player.key)
@@ -341,7 +348,9 @@ class SeatMail:
         step = self._now_open()
         if step is None:
             return None  # the match is over: said before this check
-        if self.player.key in step.players:
+        if self._passed(step):  # the mail's "now" part says it has closed (templates/mail/common/passed.txt)
+            now = f"{step.title} followed, and its deadline too has passed."
+        elif self.player.key in step.players:
             now = (
                 f"Now it is {step.title}, and your turn: the choices you have now and the form are below, "
                 "as in our latest mail to you."
@@ -370,11 +379,21 @@ class SeatMail:
         if closed is None:
             return None
         title = closed.payload.get("title") or step
+        if now_open is not None and self._passed(now_open):  # the mail's "now" part says it has closed
+            now = f"{now_open.title} followed, and its deadline too has passed."
+        else:
+            now = f"{now_open.title if now_open else 'The next step'} is open now: use the form below."
         return (
             f"Your mail answers our mail about {title}, which closed at its deadline, "
-            f"{local_time(closed.at, self.player.zone)}, before your mail arrived; so nothing in it was recorded. "
-            f"{now_open.title if now_open else 'The next step'} is open now: use the form below."
+            f"{exact_time(closed.at, self.player.zone)}, before your mail arrived; so nothing in it was recorded. "
+            + now
         )
+
+    def _passed(self, step: Step) -> bool:
+        """Has the deadline of ``step`` (open) passed as the mail is judged? Then the step
+        closes right after, and no answer may send the player to it."""
+        deadline = next((e.deadline for e in opensteps.listed(self.match) if e.key == step.key), None)
+        return deadline is not None and deadline <= self.now
 
     def reject(
         self,
@@ -402,6 +421,7 @@ class SeatMail:
                 "error": {"reason": reason, "line": cut(line) if line else None, "penalised": penalised},
                 "quoted": quote(written.splitlines()),
                 "truncated": body.truncated if body is not None else False,
+                "arrived": exact_time(self.row.received_at, self.player.zone),
             },
             reason=reason,
             repeatable=not move,

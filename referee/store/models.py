@@ -307,8 +307,9 @@ class Outbox(Base):
     # and when it failed: mail waiting for the disk or the server is due once it works again
     fail_cause: Mapped[str | None] = mapped_column(String(16), nullable=True)
     failed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    # a step mail's step deadline, as delivery last found it (retries come before it; status
-    # says when it passed with the mail undelivered)
+    # the step's deadline the mail names as still to come, written with it (referee.match.notices;
+    # a step mail's as delivery last found it: retries come before it, status says when it passed
+    # with the mail undelivered); delivery past it drops a reminder, notes any other mail as late
     deadline: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 

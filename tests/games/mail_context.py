@@ -63,9 +63,14 @@ def mail_context(
                 "title": s.title,
                 "players": list(s.players),
                 "deadline": None if s.waiting else DEADLINE,
+                "passed": False,
             }
             for s in steps
         ],
+        "passed": False,  # the step's deadline had passed when the mail was written
+        "deadline_at": None,
+        "arrived": None,
+        "open_before": [],
         "result": None if result is None else asdict(result),
         "reply_to": reply_to,
         "ignored": {"lines": list(ignored or []), "more": 0},

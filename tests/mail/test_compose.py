@@ -35,8 +35,11 @@ def make(**overrides: Any) -> bytes:
 
 def test_headers_present() -> None:
     msg = message_from_bytes(
-        make(in_reply_to="<abc@mail.gmail.com>", references=["x@y", "<abc@mail.gmail.com>"],
-             auto_submitted="auto-replied"),
+        make(
+            in_reply_to="<abc@mail.gmail.com>",
+            references=["x@y", "<abc@mail.gmail.com>"],
+            auto_submitted="auto-replied",
+        ),
         policy=policy.default,
     )
     assert msg["From"] == "Referee <referee+3x4kqz7mfw2hbpd@pbem.example.org>"
@@ -66,7 +69,7 @@ def test_crlf_and_line_length() -> None:
     lines = data.split(b"\r\n")
     assert b"\n" not in b"".join(lines)
     assert all(len(line) <= 998 for line in lines)
-    assert all(len(line) <= 78 for line in lines[lines.index(b"") + 1:])
+    assert all(len(line) <= 78 for line in lines[lines.index(b"") + 1 :])
 
 
 def test_round_trip_through_parse_message() -> None:
@@ -192,3 +195,37 @@ def test_long_bracketed_subject_stays_on_the_subject_line() -> None:
     data = make(subject=subject)
     assert f"Subject: {subject}\r\n".encode() in data
     assert parse_message(data).subject == subject
+
+
+def test_a_mail_delivered_after_its_deadline_is_plain_text_with_the_late_note_first():
+    """issue 25: referee.pipeline.deliver sends a mail past the deadline it names with a note
+    first (after the greeting) and "Delivered late:" before its subject, without its HTML part
+    and calendar event; every other header as it was; the same bytes when noted again."""
+    from referee.mail.compose import LATE_NOTE, LATE_SUBJECT, with_late_note
+
+    original = compose(
+        from_addr="referee@example.org",
+        from_name="Referee",
+        to_addr="zoe@example.org",
+        to_name="Zoë",
+        reply_to="referee+t@example.org",
+        subject="[Stationary Roulette m1] Round 1 of 10 is open for Zoë",
+        text="Dear Zoë,\n\nNow Round 1 of 10 is open until Wed 2 Dec 2026, 19:00 CET.\n\n-- \nThe referee\n",
+        html="<p>Now Round 1</p>",
+        message_id="k1@example.org",
+        date=datetime(2026, 12, 1, 18, tzinfo=timezone.utc),
+        in_reply_to="p1@example.org",
+        loop_value="example.org",
+        attachments=[("application/ics", "deadline.ics", "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")],
+    )
+    noted = with_late_note(original)
+    assert with_late_note(noted) == noted
+    msg = message_from_bytes(noted, policy=policy.default)
+    assert not msg.is_multipart() and msg.get_content_type() == "text/plain"
+    assert str(msg["Subject"]) == f"{LATE_SUBJECT} [Stationary Roulette m1] Round 1 of 10 is open for Zoë"
+    before = message_from_bytes(original, policy=policy.default)
+    for name in ("From", "To", "Reply-To", "Date", "Message-ID", "In-Reply-To", "References", "Auto-Submitted"):
+        assert msg[name] == before[name], name
+    text = msg.get_content().replace("\r\n", "\n")
+    assert text.startswith(f"Dear Zoë,\n\n{LATE_NOTE}\n\nNow Round 1 of 10 is open until")
+    assert all(len(line) <= 78 for line in noted.decode("ascii").split("\r\n"))

@@ -42,6 +42,7 @@ from referee.store.models import Match, Outbox
 from tests.service.harness import DAY, START, World
 
 HOUR = timedelta(hours=1)
+MINUTE = timedelta(minutes=1)
 GAME_NAMES = ["stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack", "season"]
 # the mails of the season frame and the organizer's controls (the "season" entry above)
 SEASON_KINDS = {"step", "receipt", "organizer", "handover", "standings", "adjusted", "announcement"}
@@ -150,6 +151,8 @@ def play_roulette(world: World) -> None:
         if r == 3:
             stray_mails(world, opened + 4 * HOUR)
         world.tick(opened + DAY - 2 * HOUR)
+        if r == 4:  # a revision just before the deadline, read at it: its receipt says the round has closed
+            world.send("alice", roulette_reply(world, "alice", "Silver"), opened + DAY - timedelta(seconds=30))
         world.tick(opened + DAY)
         if match_row(world).status != "running":
             break
@@ -172,6 +175,13 @@ def play_duel(world: World, seed: int) -> None:
             world.tick(match.deadline - 2 * HOUR)
             world.tick(match.deadline)
             at = match.deadline
+            continue
+        if turns == 9:  # a minute before the deadline, read after the next turn's deadline too (the referee was down)
+            length = match.deadline - match.step_opened_at
+            at = match.deadline - timedelta(minutes=1)
+            players[to_act].answer(at)
+            at += length + timedelta(minutes=1)
+            world.tick(at)
             continue
         at = max(match.step_opened_at + 2 * HOUR, at + HOUR)
         if turns == 2:
@@ -204,6 +214,9 @@ def play_minority(world: World, seed: int) -> None:
         if step.kind == "marker":
             players["bob"].reply(players["bob"].marker(), at)
             world.tick(at)
+        elif step.kind == "send" and steps == 6:  # one send, a minute before the deadline, read after it
+            players["alice"].reply(players["alice"].send_command(*players["alice"].choose()), match.deadline - MINUTE)
+            world.tick(match.deadline + MINUTE)
         elif step.kind == "send":
             order = ["alice", "bob"] if rnd.random() < 0.5 else ["bob", "alice"]
             if rnd.random() < 0.1:
@@ -322,7 +335,7 @@ def play_matchjack(world: World, seed: int) -> None:
     t = START
     world.tick(t)
     answered: set[tuple[str, str]] = set()
-    strayed = False
+    strayed = late = False
     for _ in range(1000):
         m = match_row(world)
         if m.status == "finished":
@@ -356,6 +369,12 @@ def play_matchjack(world: World, seed: int) -> None:
             assert t is not None, m.open_steps
             if m.remind_at is not None and m.remind_at < t:
                 world.tick(m.remind_at)
+            stay = next((p for p, s in mine.items() if s.key.endswith("-stay")), None)
+            if not late and stay is not None and m.step_key == mine[stay].key:  # sent just before, read at it
+                late = True
+                client = world.client(client_of(stay))
+                mail = next(x for x in reversed(client.all()) if STEP_LINE.search(x.text))
+                client.reply(mail, f"STAY\n{STEP_LINE.search(mail.text).group(0)}", t - timedelta(seconds=10))
             world.tick(t)
     stray_mails(world, t + HOUR)
 
@@ -470,6 +489,20 @@ def test_every_kind_of_mail_occurs(mails_of, game):
         return
     assert {"step", "receipt", "error", "reminder", "spoof", "unaddressed"} <= kinds, kinds
     assert any("Final result" in m.subject or "over" in m.subject.lower() for m in mails)
+
+
+@pytest.mark.parametrize("game", [g for g in GAME_NAMES if g != "season"])
+def test_a_mail_read_after_the_deadline_it_met_is_answered_without_a_past_time(mails_of, game):
+    """Issue 25: each game's play sends a mail just before a deadline that the referee reads
+    after it; the receipt says the step has closed (and the mail counted), never "until" it."""
+    mails, _keys = mails_of(game)
+    read_late = ("before we could read your mail", "too had passed when we read your mail")
+    late = [m for m in mails if m.kind == "receipt" and any(w in " ".join(m.text.split()) for w in read_late)]
+    assert late, "no receipt of a mail read after its deadline"
+    for m in late:
+        text = " ".join(m.text.split())
+        assert "Your mail arrived in time" in text or "that time too had passed" in text, text
+        assert "Step:" not in m.text, text  # no form: nothing more can be sent for that step
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
