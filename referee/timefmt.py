@@ -12,13 +12,14 @@ def local_time(dt: datetime, tz: str) -> str:
 
 
 @functools.lru_cache(maxsize=4096)  # matches that share a deadline, players who share a zone
-def _local_time(utc: datetime, tz: str) -> str:
+def _local_time(utc: datetime, tz: str, clock: str = "%H:%M") -> str:
+    """``utc`` in ``tz``, its time of day written by the strftime ``clock``."""
     from zoneinfo import ZoneInfo  # here: `referee status` rarely shows a local time
 
     local = utc.astimezone(ZoneInfo(tz))
-    text = f"{local:%a} {local.day} {local:%b %Y, %H:%M} {local.tzname()}"
+    text = f"{local:%a} {local.day} {local:%b %Y}, {local.strftime(clock)} {local.tzname()}"
     if local.utcoffset() != timedelta(0) or local.tzname() not in ("UTC", "GMT"):
-        text += f" ({utc:%H:%M} UTC)"
+        text += f" ({utc.strftime(clock)} UTC)"
     return text
 
 
@@ -50,15 +51,4 @@ def exact_time(dt: datetime, tz: str) -> str:
     utc = dt.astimezone(timezone.utc)
     if utc.second == 0 and utc.microsecond == 0:
         return local_time(utc, tz)
-    return _exact_time(utc.replace(microsecond=0), tz)
-
-
-@functools.lru_cache(maxsize=4096)
-def _exact_time(utc: datetime, tz: str) -> str:
-    from zoneinfo import ZoneInfo
-
-    local = utc.astimezone(ZoneInfo(tz))
-    text = f"{local:%a} {local.day} {local:%b %Y, %H:%M:%S} {local.tzname()}"
-    if local.utcoffset() != timedelta(0) or local.tzname() not in ("UTC", "GMT"):
-        text += f" ({utc:%H:%M:%S} UTC)"
-    return text
+    return _local_time(utc.replace(microsecond=0), tz, "%H:%M:%S")
