@@ -143,6 +143,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="create or migrate the database (and a referee.toml if there is none)")
     p.add_argument("--database", help="database URL for a new referee.toml (default sqlite:///referee.db)")
+    # a mailbox at a provider: the new referee.toml reads it by IMAP and sends by SMTP, then checks both
+    p.add_argument("--address", help="the referee's address for a new referee.toml (e.g. referee@example.org)")
+    p.add_argument(
+        "--imap-host",
+        metavar="HOST[:PORT]",
+        help="read mail by IMAP from this server (port 993, TLS; 143: STARTTLS); "
+        "the password from $REFEREE_MAIL_PASSWORD",
+    )
+    p.add_argument(
+        "--smtp-host",
+        metavar="HOST[:PORT]",
+        help="send mail by SMTP through this server (port 587, STARTTLS; 465: TLS); "
+        "the password from $REFEREE_MAIL_PASSWORD",
+    )
+    p.add_argument("--user", help="the mailbox's login name (default: --address)")
+    p.add_argument("--ca-file", help="the CA (PEM) that signed the servers' certificate, for a private CA")
     p.set_defaults(func="cmd_init")
 
     p = sub.add_parser("season", help="season files")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import load_service_config, parse_season
+from referee.config import ConfigError, load_service_config, parse_season
 from referee.seasons import load_season
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
@@ -67,15 +67,61 @@ def test_production_referee_toml_loads(tmp_path, monkeypatch):
     assert config.mail.inbox == Path("/var/lib/referee/mail/inbox")
 
 
-def test_the_smtp_example_in_example_referee_toml_loads(tmp_path, monkeypatch):
-    """The commented [smtp] block, switched on with outbound = "smtp", is a working configuration."""
-    monkeypatch.setenv("REFEREE_SMTP_PASSWORD", "an-app-password")
-    text = (DEPLOY / "example-referee.toml").read_text()
+def uncomment_block(lines: list[str], header: str) -> list[str]:
+    """The file's own instruction: remove "#   " from the line that is ``header`` and the
+    commented lines that follow it (a lone "#" stands for an empty line)."""
+    if header in lines:  # uncommented already with the table before it (one block)
+        return lines
+    start = lines.index(f"#   {header}")
+    out = list(lines)
+    for i in range(start, len(lines)):
+        if lines[i].startswith("#   "):
+            out[i] = lines[i][4:]
+        elif lines[i] == "#":
+            out[i] = ""
+        else:
+            break
+    return out
+
+
+def provider_set_up(text: str) -> str:
+    """SET-UP B of a deploy example, made as its comments say: the lines inbound and outbound
+    replaced by the commented ones below them, the [imap] and [smtp] tables uncommented."""
     lines = text.splitlines()
-    start = lines.index("#   [smtp]")
-    block = [line[4:] for line in lines[start:] if line.startswith("#   ")]
-    text = text.replace('outbound = "maildir" ', 'outbound = "smtp"    ', 1) + "\n" + "\n".join(block) + "\n"
+    assert '#   inbound = "imap"' in lines and '#   outbound = "smtp"' in lines
+    lines = [line for line in lines if not line.startswith(("inbound = ", "outbound = "))]
+    lines = [line[4:] if line in ('#   inbound = "imap"', '#   outbound = "smtp"') else line for line in lines]
+    lines = uncomment_block(uncomment_block(lines, "[imap]"), "[smtp]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", ["example-referee.toml", "referee.production.toml"])
+def test_each_deploy_example_shows_both_mail_set_ups_with_todays_keys(tmp_path, monkeypatch, name):
+    """As shipped: Maildirs both ways (inbound/outbound, never the old `transport`); SET-UP B
+    made as the comments say: IMAP in, SMTP out, the password from $REFEREE_MAIL_PASSWORD."""
+    monkeypatch.setenv("REFEREE_SECRET", "a-secret-of-at-least-16-characters")  # production: secret_file
+    for variable in ("REFEREE_MAIL_PASSWORD", "REFEREE_IMAP_PASSWORD", "REFEREE_SMTP_PASSWORD"):
+        monkeypatch.delenv(variable, raising=False)
+    text = (DEPLOY / name).read_text()
+    assert not re.search(r"^\s*transport\s*=", text, re.M), "the old name of inbound"
     (tmp_path / "referee.toml").write_text(text)
     config = load_service_config(tmp_path / "referee.toml")
-    assert config.mail.outbound == "smtp" and config.mail.smtp.host == "smtp.example.org"
-    assert config.mail.smtp.password == "an-app-password"
+    assert (config.mail.transport, config.mail.outbound) == ("maildir", "maildir")
+    assert config.mail.imap is None and config.mail.smtp is None
+
+    (tmp_path / "referee.toml").write_text(provider_set_up(text))
+    with pytest.raises(ConfigError, match="REFEREE_MAIL_PASSWORD"):  # the password is asked for by name
+        load_service_config(tmp_path / "referee.toml")
+    monkeypatch.setenv("REFEREE_MAIL_PASSWORD", "an-app-password")
+    config = load_service_config(tmp_path / "referee.toml")
+    assert (config.mail.transport, config.mail.outbound) == ("imap", "smtp")
+    imap, smtp = config.mail.imap, config.mail.smtp
+    assert (imap.host, imap.port, imap.security, imap.username) == (
+        "imap.example.org",
+        993,
+        "tls",
+        "referee@example.org",
+    )
+    assert (imap.folder, imap.processed_folder, imap.password) == ("INBOX", "Processed", "an-app-password")
+    assert (smtp.host, smtp.port, smtp.security) == ("smtp.example.org", 587, "starttls")
+    assert (smtp.username, smtp.password) == ("referee@example.org", "an-app-password")

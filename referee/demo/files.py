@@ -114,7 +114,7 @@ def player_table(key: str, name: str, email: str | None, tz: str) -> str:
 
 def _transport_lines(stack: MailStack | None) -> str:
     if stack is None:
-        return """transport = "maildir"
+        return """inbound = "maildir"
 inbox = "mail/inbox"
 outbox = "mail/outbox"
 per_address = true

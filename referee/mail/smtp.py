@@ -162,6 +162,8 @@ class SmtpSender:
             raise
         try:
             if s.username:
+                if not smtp.supports_extension("auth"):
+                    raise TransportError(no_login_hint(s.security))
                 await smtp.login(s.username, s.password or "")
         except BaseException:
             await self._drop(smtp)
@@ -189,6 +191,20 @@ class SmtpSender:
 
     def _where(self) -> str:
         return f"{self.settings.host}:{self.settings.port}"
+
+
+def no_login_hint(security: str) -> str:
+    """What to change when ``[smtp] username`` is set but the server offers no login (no
+    AUTH in its EHLO answer: a relay that takes mail from this host without one): one line."""
+    if security == "none":  # many servers offer AUTH only once the connection is encrypted
+        return (
+            "the server offers no login (no SMTP AUTH) on this unencrypted connection: if it takes mail without "
+            'one, remove username from [smtp]; if it needs one, set security = "starttls" (or "tls")'
+        )
+    return (
+        "the server offers no login (the SMTP AUTH extension is not supported by this server): it takes mail "
+        "without one, so remove username (and password_env, password_file, password) from [smtp]"
+    )
 
 
 def _describe(exc: BaseException) -> str:
