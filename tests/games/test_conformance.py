@@ -343,7 +343,16 @@ def mails(
     (``context``: ``mail_context`` of the same arguments, when the caller has it already)."""
     if context is None:
         context = mail_context(game, state, player, players)
-    if game.step(state) is not None:
+    # a template sees nothing but its context: a context rendered already (the same player's
+    # context in another state that differs only in what the mails do not show) gives the
+    # same mails, so they are rendered once
+    try:
+        key = (game.name, orjson.dumps(context, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
+    except TypeError:
+        key = None
+    if key is not None and key in _RENDERED:
+        return _RENDERED[key]
+    if context["step"] is not None:  # a step is open (the first of open_steps: ``step`` is not None)
         kinds = {"step": {}, **RUNNING_MAIL_EXTRAS}
     elif game.game_type.dynamics != SIMULTANEOUS:  # a game whose last move can end it
         kinds = FINAL_MAIL_EXTRAS
@@ -355,7 +364,15 @@ def mails(
             continue
         mail = render_mail(game.name, kind, {**context, **extra})
         rendered.append((mail.subject, mail.text))
+    if key is not None:
+        if len(_RENDERED) >= 5_000:
+            _RENDERED.clear()
+        _RENDERED[key] = rendered
     return rendered
+
+
+# (game, the context as JSON) -> its mails, as :func:`mails` rendered them
+_RENDERED: dict[tuple[str, bytes], list[tuple[str, str]]] = {}
 
 
 # --------------------------------------------------------------------------- the tests
@@ -386,7 +403,9 @@ def test_random_playouts_terminate_with_a_result(name: str, record_property: Any
     # the state budget: the playouts stop at the first one that reaches it (MIN_PLAYOUTS at least)
     assert len(played) <= MIN_PLAYOUTS or states - len(played[-1].states) < MAX_STATES, (len(played), states)
     assert len(played) == PLAYOUTS or states >= MAX_STATES
-    record_property("conformance-playouts", {"game": name, "playouts": len(played), "states": states, "budget": MAX_STATES})
+    record_property(
+        "conformance-playouts", {"game": name, "playouts": len(played), "states": states, "budget": MAX_STATES}
+    )
     for out in played:
         game, final = out.game, out.states[-1]
         assert game.step(final) is None
