@@ -114,7 +114,7 @@ def unavailable(required_by: str, required: str, missing: str) -> NoReturn:
     pytest.skip(missing)
 
 
-# ---------------------------------------------------------------- the order of the files on two workers
+# ---------------------------------------------------------------- the order of the files on the workers
 
 # The files that take longest, longest first: xdist (--dist loadfile, --no-loadscope-reorder in
 # pyproject.toml) hands whole files to whichever worker is free, in the order the workers
