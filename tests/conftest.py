@@ -35,6 +35,8 @@ _SEED = pytest.StashKey[int]()
 
 def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        compile_sources()
     if workerinput is not None and SEED_VARIABLE in workerinput:
         seed = int(workerinput[SEED_VARIABLE])
     elif os.environ.get(SEED_VARIABLE):
@@ -42,6 +44,20 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         seed = random.SystemRandom().randrange(1, 1_000_000)
     config.stash[_SEED] = seed
+
+
+def compile_sources() -> None:
+    """The referee's and the tests' bytecode written once, before the workers start (as an
+    installation has it: pip compiles every module). Where PYTHONDONTWRITEBYTECODE is set
+    (as on the CI machines), every process the tests start (`referee` commands, demos, three
+    `referee run` processes, the workers themselves) would otherwise compile the modules it
+    imports again: a quarter of a second of CPU each, hundreds of times."""
+    import compileall
+
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("referee", "tests", "scheduler"):
+        if (root / folder).is_dir():
+            compileall.compile_dir(str(root / folder), quiet=1)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -63,7 +79,8 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"conformance rotating seed: {config.stash[_SEED]} (to run with it again: {SEED_VARIABLE}={config.stash[_SEED]})"
+    seed = config.stash[_SEED]
+    return f"conformance rotating seed: {seed} (to run with it again: {SEED_VARIABLE}={seed})"
 
 
 @pytest.fixture(scope="session")
@@ -100,7 +117,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             line += f" {got['playouts']} playouts, {got['states']} states (budget {got['budget']});"
         if game in hidden:
             got = hidden[game]
-            line += f" hidden information at {got['fixed']} (state, player) pairs of fixed seeds + {got['rotating']} of the rotating seed"
+            line += (
+                f" hidden information at {got['fixed']} (state, player) pairs of fixed seeds"
+                f" + {got['rotating']} of the rotating seed"
+            )
         terminalreporter.write_line(line)
     terminalreporter.write_line(f"rotating seed: {seed} (to run with it again: {SEED_VARIABLE}={seed})")
 
