@@ -29,8 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     """Runs one command line: ``argv``, else the process's own (``referee`` the program)."""
     program = argv is None
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(only=_first_word(argv))
-    args = parser.parse_args(argv)
+    args = parse(argv)
     if program and args.light:  # a short run: no garbage collection (what it leaves goes with the process)
         gc.disable()
     from referee import commands
@@ -78,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         # command leaves to finalize
         gc.freeze()
     return code
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """A command line parsed as :func:`main` parses it, running nothing: the Namespace, or
+    SystemExit as argparse raises it (2: a usage error, said on stderr; 0: --help, --version)."""
+    return build_parser(only=_first_word(argv)).parse_args(list(argv))
 
 
 class _Version(argparse.Action):
