@@ -14,6 +14,7 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
+import functools
 import imaplib
 import re
 import smtplib
@@ -32,22 +33,25 @@ from referee.mail.maildir import deliver_to_maildir
 
 @dataclass
 class Received:
+    """A mail as delivered: its fields are read once (the message does not change, and a
+    script reads a whole match's mailbox again before every answer)."""
+
     path: Path
     message: EmailMessage
 
-    @property
+    @functools.cached_property
     def subject(self) -> str:
         return str(self.message.get("Subject", ""))
 
-    @property
+    @functools.cached_property
     def message_id(self) -> str:
         return str(self.message.get("Message-ID", "")).strip()
 
-    @property
+    @functools.cached_property
     def reply_address(self) -> str:
         return str(self.message.get("Reply-To") or self.message.get("From"))
 
-    @property
+    @functools.cached_property
     def text(self) -> str:
         part = self.message.get_body(preferencelist=("plain",))
         return part.get_content().replace("\r\n", "\n") if part is not None else ""
@@ -61,9 +65,9 @@ class ScriptedClient:
         self.referee_inbox = referee_inbox
         self._seen: set[str] = set()
         self._counter = 0
-        # each file read once: (path, size, mtime) -> its message (a Maildir file never
+        # each file read once: (path, size, mtime) -> the mail (a Maildir file never
         # changes; a whole match's mailbox is read again before every answer)
-        self._parsed: dict[tuple[Path, int, int], EmailMessage] = {}
+        self._parsed: dict[tuple[Path, int, int], Received] = {}
 
     def all(self) -> list[Received]:
         """Every mail in the mailbox, oldest first (by delivery time, then name)."""
@@ -76,14 +80,15 @@ class ScriptedClient:
                         st = p.stat()
                         found.append((st.st_mtime, p.name, p, st.st_size, st.st_mtime_ns))
         found.sort(key=lambda f: (f[0], f[1]))
-        return [Received(p, self._message(p, size, mtime)) for _, _, p, size, mtime in found]
+        return [self._received(p, size, mtime) for _, _, p, size, mtime in found]
 
-    def _message(self, path: Path, size: int, mtime: int) -> EmailMessage:
+    def _received(self, path: Path, size: int, mtime: int) -> Received:
         key = (path, size, mtime)
-        msg = self._parsed.get(key)
-        if msg is None:
-            msg = self._parsed[key] = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-        return msg
+        mail = self._parsed.get(key)
+        if mail is None:
+            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+            mail = self._parsed[key] = Received(path, message)
+        return mail
 
     def unread(self) -> list[Received]:
         fresh = [m for m in self.all() if m.path.name not in self._seen]
@@ -178,7 +183,7 @@ class ImapClient(ScriptedClient):
         self.sent: list[tuple[str, bytes]] = []
         self._seen: set[str] = set()
         self._counter = 0
-        self._cache: dict[tuple[str, bytes | None, int], EmailMessage] = {}  # (folder, UIDVALIDITY, UID)
+        self._cache: dict[tuple[str, bytes | None, int], Received] = {}  # (folder, UIDVALIDITY, UID)
 
     # ------------------------------------------------------------------ reading
 
@@ -191,8 +196,9 @@ class ImapClient(ScriptedClient):
                 for part in _ok(imap.uid("FETCH", ",".join(map(str, missing)), "(UID BODY.PEEK[])")):
                     if isinstance(part, tuple) and (uid := _UID.search(part[0])):
                         message = email.message_from_bytes(part[1], policy=email.policy.default)
-                        self._cache[(folder, validity, int(uid.group(1)))] = message  # type: ignore[assignment]
-        return [Received(Path(folder) / str(uid), self._cache[(folder, validity, uid)]) for uid in uids]
+                        number = int(uid.group(1))
+                        self._cache[(folder, validity, number)] = Received(Path(folder) / str(number), message)  # type: ignore[arg-type]
+        return [self._cache[(folder, validity, uid)] for uid in uids]
 
     def wait_for(
         self, message_ids: Iterable[str], *, folders: Iterable[str] = ("INBOX",), timeout: float = 30.0
