@@ -25,13 +25,16 @@ async def check_mail(config: ServiceConfig, send_to: str | None = None) -> list[
         from referee.mail.imap import ImapSource
 
         assert mail.imap is not None
-        source = ImapSource(mail.imap)
-        try:
-            results.append((True, await source.check()))
-        except TransportError as exc:
-            results.append((False, f"IMAP {mail.imap.host}:{mail.imap.port}: {exc}"))
-        finally:
-            await source.close()
+        if mail.imap.password_missing:  # no login can be tried: what to set
+            results.append((False, f"IMAP {mail.imap.host}:{mail.imap.port}: {mail.imap.password_missing}"))
+        else:
+            source = ImapSource(mail.imap)
+            try:
+                results.append((True, await source.check()))
+            except TransportError as exc:
+                results.append((False, f"IMAP {mail.imap.host}:{mail.imap.port}: {exc}"))
+            finally:
+                await source.close()
     else:
         results.append(_folders("inbox", mail.inbox))
     sender = None
@@ -41,6 +44,8 @@ async def check_mail(config: ServiceConfig, send_to: str | None = None) -> list[
         assert mail.smtp is not None
         sender = SmtpSender(mail.smtp)
         try:
+            if mail.smtp.password_missing:  # no login can be tried: what to set
+                raise TransportError(mail.smtp.password_missing)
             results.append((True, await sender.check()))
         except TransportError as exc:  # said in words already (a TLS certificate not accepted, ...)
             results.append((False, f"SMTP {mail.smtp.host}:{mail.smtp.port}: {exc}"))

@@ -98,6 +98,7 @@ class Referee:
         """The referee on the transports ``referee.toml`` configures: mail in from a Maildir or
         an IMAP folder (``[mail] inbound = "imap"``); mail out to Maildirs, or to an SMTP
         server (``[mail] outbound = "smtp"``)."""
+        from referee.config.service_file import require_password
         from referee.mail.maildir import MaildirInbox, MaildirOutbox
 
         outbox: Any
@@ -105,6 +106,7 @@ class Referee:
             from referee.mail.smtp import SmtpSender
 
             assert config.mail.smtp is not None  # the configuration checks it
+            require_password(config.mail.smtp)
             outbox = SmtpSender(config.mail.smtp)
         else:
             outbox = MaildirOutbox(config.mail.outbox, per_address=config.mail.per_address)
@@ -113,6 +115,7 @@ class Referee:
             from referee.mail.imap import ImapSource
 
             assert config.mail.imap is not None  # the configuration checks it
+            require_password(config.mail.imap)
             inbox = ImapSource(config.mail.imap)
         else:
             inbox = MaildirInbox(config.mail.inbox)

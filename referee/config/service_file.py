@@ -38,6 +38,10 @@ class SmtpSettings:
     security: str = "starttls"  # "tls": TLS from the start (port 465); "starttls" (587); "none": loopback only
     username: str | None = None
     password: str | None = field(default=None, repr=False)  # never logged, never shown
+    # why a login cannot be made (a username without a password): said when the transport
+    # is built (``referee run``, ``tick``, ``check-mail``), not by the commands that send
+    # and read no mail (``status``, ``season load``: no password in an organizer's shell)
+    password_missing: str | None = None
     concurrency: int = 4  # connections sending at once
     timeout: float = 60.0  # seconds for any one step (connect, a command, the data)
     local_hostname: str | None = None  # the EHLO name (default: this host's name)
@@ -56,6 +60,7 @@ class ImapSettings:
     security: str = "tls"
     username: str = ""
     password: str | None = field(default=None, repr=False)  # never logged, never shown
+    password_missing: str | None = None  # as SmtpSettings's
     folder: str = "INBOX"  # where mail arrives
     processed_folder: str = "Processed"  # where it goes once stored (created when missing)
     max_message_bytes: int = 1 << 20  # a larger mail is read only this far
@@ -371,13 +376,14 @@ def _smtp(table: dict[str, Any], where: str, base: Path) -> SmtpSettings:
         raise ConfigError(f"{where}: concurrency must be a whole number from 1 to 64, got {concurrency!r}")
     timeout = _timeout(table, where)
     username = _str(table, "username", where) if "username" in table else None
-    password = _password(table, where, base, "REFEREE_SMTP_PASSWORD", username)
+    password, missing = _password(table, where, base, "REFEREE_SMTP_PASSWORD", username)
     return SmtpSettings(
         host=_str(table, "host", where),
         port=port,
         security=security,
         username=username,
         password=password,
+        password_missing=missing,
         concurrency=concurrency,
         timeout=timeout,
         local_hostname=_str(table, "helo_name", where) if "helo_name" in table else None,
@@ -428,10 +434,21 @@ def _timeout(table: dict[str, Any], where: str) -> float:
     return float(timeout)
 
 
-def _password(table: dict[str, Any], where: str, base: Path, default_env: str, username: str | None) -> str | None:
+def require_password(settings: SmtpSettings | ImapSettings) -> None:
+    """Raises the :class:`ConfigError` of a login without its password: called where a
+    transport is built, so that only the commands that log in need the password."""
+    if settings.password_missing:
+        raise ConfigError(settings.password_missing)
+
+
+def _password(
+    table: dict[str, Any], where: str, base: Path, default_env: str, username: str | None
+) -> tuple[str | None, str | None]:
     """A login's password: from the environment variable ``password_env`` names (default
     *default_env*), else ``password_file`` (relative to the configuration file), else
-    ``password``; required with a username."""
+    ``password``; with a username and none of them, the line that says so (raised by
+    :func:`require_password` when a transport is built). A password file that cannot be
+    read is an error at once."""
     env_name = _str(table, "password_env", where, default_env)
     password = os.environ.get(env_name) or None
     if password is None and "password_file" in table:
@@ -443,10 +460,8 @@ def _password(table: dict[str, Any], where: str, base: Path, default_env: str, u
     if password is None and "password" in table:
         password = _str(table, "password", where)
     if username and password is None:
-        raise ConfigError(
-            f"{where}: username {username!r} needs a password: set ${env_name}, password_file or password"
-        )
-    return password
+        return None, f"{where}: username {username!r} needs a password: set ${env_name}, password_file or password"
+    return password, None
 
 
 def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
@@ -465,12 +480,14 @@ def _imap(table: dict[str, Any], where: str, base: Path) -> ImapSettings:
     processed = _str(table, "processed_folder", where, "Processed")
     if processed == folder:
         raise ConfigError(f"{where}: processed_folder must not be the folder mail arrives in ({folder!r})")
+    password, missing = _password(table, where, base, "REFEREE_IMAP_PASSWORD", username)
     return ImapSettings(
         host=_str(table, "host", where),
         port=port,
         security=security,
         username=username,
-        password=_password(table, where, base, "REFEREE_IMAP_PASSWORD", username),
+        password=password,
+        password_missing=missing,
         folder=folder,
         processed_folder=processed,
         max_message_bytes=limit,
