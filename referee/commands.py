@@ -356,7 +356,11 @@ def cmd_season_load(args: argparse.Namespace) -> int:
 
     spec = load_season(args.file)
     now = datetime.now(timezone.utc)
-    summary = f"{args.file}: season {spec.key}: {len(spec.players)} players, {len(spec.matches)} matches"
+    players, matches = len(spec.players), len(spec.matches)
+    summary = (
+        f"{args.file}: season {spec.key}: {players} player{'' if players == 1 else 's'}, "
+        f"{matches} match{'' if matches == 1 else 'es'}"
+    )
     store, why = None, f"no {CONFIG_NAME} here"
     if not args.check:
         store = open_store(args)[1]

@@ -384,7 +384,7 @@ def test_check_without_a_service_checks_past_starts_too(tmp_path, monkeypatch, c
     assert main(["season", "load", "past.toml", "--check", "--allow-past"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == (
-        "past.toml: season cli: 2 players, 1 matches: OK (not compared with a database: no referee.toml here)"
+        "past.toml: season cli: 2 players, 1 match: OK (not compared with a database: no referee.toml here)"
     )
     assert out[1].startswith("  match sr-1: warning: starts ") and "(--allow-past)" in out[1]
 
@@ -409,7 +409,7 @@ def test_check_compares_with_the_database_and_changes_nothing(folder, capsys):
     assert main(["season", "load", "season.toml", "--check"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:3] == [
-        "season.toml: season cli: 2 players, 1 matches: OK; loading it would change:",
+        "season.toml: season cli: 2 players, 1 match: OK; loading it would change:",
         "  match sr-1: round length 24h -> 12h",
         "what the season would start, and when (UTC):",
     ]
@@ -422,7 +422,7 @@ def test_check_compares_with_the_database_and_changes_nothing(folder, capsys):
     assert capsys.readouterr().out.splitlines() == ["match sr-1: round length 24h -> 12h"]
     assert main(["season", "load", "season.toml", "--check"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert out[0] == "season.toml: season cli: 2 players, 1 matches: OK; loading it changes nothing"
+    assert out[0] == "season.toml: season cli: 2 players, 1 match: OK; loading it changes nothing"
 
 
 # ---------------------------------------------------------------------------- --config, --version
