@@ -40,6 +40,9 @@ _BUTTON = (
     "border-radius:6px;text-decoration:none;font-weight:bold;font-size:16px;line-height:1.2"
 )
 _SIGNATURE = "margin:20px 0 0 0;padding-top:8px;border-top:1px solid #d0d7de;color:#57606a;font-size:13px"
+_UL = "margin:0 0 12px 0;padding-left:22px"
+_LI = "margin:0 0 6px 0"
+_BULLETS = ("* ", "- ", "\u2022 ")
 _HEADING = re.compile(r"^=== (.+) ===$")
 _PROSE_WIDTH = 60  # a line at least this long, followed by more prose, was wrapped: join them again
 
@@ -116,6 +119,13 @@ def _block_html(block: tuple[str, ...], is_form: bool) -> str:
         rest = rest[1:]
     if not rest:
         return "\n".join(out)
+    first_item = next((i for i, line in enumerate(rest) if line.startswith(_BULLETS)), None)
+    if first_item is not None and (items := _list_items(rest[first_item:])) and not _laid_out(rest[:first_item]):
+        if first_item:  # a caption before the list
+            out.append(f'<p style="{_P}">{_prose(rest[:first_item])}</p>')
+        lis = "".join(f'<li style="{_LI}">{_lines(item)}</li>\n' for item in items)
+        out.append(f'<ul style="{_UL}">\n{lis}</ul>')
+        return "\n".join(out)
     if _laid_out(rest):
         # the unindented lines before an indented run are prose (a caption), the rest kept as laid out
         lead = 0
@@ -128,6 +138,30 @@ def _block_html(block: tuple[str, ...], is_form: bool) -> str:
     else:
         out.append(f'<p style="{_P}">{_prose(rest)}</p>')
     return "\n".join(out)
+
+
+def _list_items(lines: Sequence[str]) -> list[list[str]] | None:
+    """A bulleted list with hanging indents, as the templates write one, else None: each
+    item's lines as the template wrote them, its bullet taken off and its wrapped lines
+    joined again (a line indented deeper than the item's text continues the one before; a
+    line at the item's text continues a long one, as in :func:`_prose`). Not a list: a line
+    that is neither a bullet's nor indented, or one laid out in columns."""
+    items: list[list[str]] = []
+    before = ""
+    for line in lines:
+        text = line.strip()
+        if "  " in text or text.startswith("|"):
+            return None
+        if line.startswith(_BULLETS):
+            items.append([text[2:].lstrip()])
+        elif not items or not line.startswith(" "):
+            return None
+        elif line.startswith("   ") or len(before) >= _PROSE_WIDTH:  # a wrapped line
+            items[-1][-1] += " " + text
+        else:
+            items[-1].append(text)
+        before = line
+    return items
 
 
 def _prose(lines: Sequence[str]) -> str:

@@ -197,6 +197,36 @@ def test_html_escapes_everything_taken_from_the_text():
     assert _mailto(href) == ("r+x@example.test", "Re: Hi <there>", "FOLD\nStep: Hand 1")
 
 
+def test_a_bulleted_list_with_hanging_indents_is_a_list_whose_wrapped_lines_reflow():
+    """The templates' lists ("* " and a hanging indent; a line of its own inside an item at
+    the item's text, its wrapped lines deeper): an HTML list on a phone, not a box of
+    preformatted text that scrolls sideways."""
+    text = (
+        "=== Now: Preparation phase ===\n\n"
+        "* Prepare a roulette for Bob to bet on in round 1.\n"
+        "  Choose its winning colour (you may still choose Gold 5, Silver 5,\n"
+        "    Black 5 more times) and place exactly 40 points.\n"
+        "  Bob will see the points but not the winning colour.\n"
+        "* There is nothing to bet on in the preparation phase; betting starts in\n"
+        "  round 1.\n\n"
+        "Your choices:\n- CALL\n- FOLD\n\n"
+        "  a | b\n  1 | 2\n"
+    )
+    html = to_html(text, subject="s")
+    _check_html(html)
+    items = re.findall(r"<li[^>]*>(.*?)</li>", html, re.S)
+    assert items == [
+        "Prepare a roulette for Bob to bet on in round 1.<br>\nChoose its winning colour (you may still choose "
+        "Gold 5, Silver 5, Black 5 more times) and place exactly 40 points.<br>\n"
+        "Bob will see the points but not the winning colour.",
+        "There is nothing to bet on in the preparation phase; betting starts in round 1.",
+        "CALL",
+        "FOLD",
+    ]
+    assert re.search(r"<p[^>]*>Your choices:</p>\s*<ul", html)
+    assert html.count("<pre") == 1 and "a | b" in html  # a table stays laid out
+
+
 def test_a_right_to_left_override_in_a_name_is_isolated():
     assert isolate("Alice Martin") == "Alice Martin"  # nothing to isolate in left-to-right text
     evil = "Bob \u202eevil"
