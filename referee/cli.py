@@ -82,7 +82,15 @@ def main(argv: list[str] | None = None) -> int:
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """A command line parsed as :func:`main` parses it, running nothing: the Namespace, or
     SystemExit as argparse raises it (2: a usage error, said on stderr; 0: --help, --version)."""
-    return build_parser(only=_first_word(argv)).parse_args(list(argv))
+    parser = build_parser(only=_first_word(argv))
+    args, extra = parser.parse_known_args(list(argv))
+    # a command whose words end in a list (``archive mbox [MATCH] FILE``) takes its words on
+    # both sides of its options: ``archive mbox m1 --season s out.mbox`` as the docs' order
+    if extra and isinstance(getattr(args, "target", None), list) and not any(w.startswith("-") for w in extra):
+        args.target += extra
+    elif extra:
+        parser.parse_args(list(argv))  # the usage error argparse gives for them
+    return args
 
 
 class _Version(argparse.Action):
@@ -161,6 +169,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="HOST[:PORT]",
         help="send mail by SMTP through this server (port 587, STARTTLS; 465: TLS); "
         "the password from $REFEREE_MAIL_PASSWORD",
+    )
+    p.add_argument(
+        "--smtp-no-login",
+        action="store_true",
+        help="the SMTP server takes mail without a login (a relay of your own): no username in [smtp]",
     )
     p.add_argument("--user", help="the mailbox's login name (default: --address)")
     p.add_argument("--ca-file", help="the CA (PEM) that signed the servers' certificate, for a private CA")

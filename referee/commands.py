@@ -137,12 +137,14 @@ def init_config_text(
     smtp_host: str | None = None,
     user: str | None = None,
     ca_file: str | None = None,
+    smtp_login: bool = True,
 ) -> str:
     """The ``referee.toml`` that ``referee init`` writes: Maildirs both ways with the [imap]
     and [smtp] tables commented out, ready to fill in; or, given an IMAP and/or an SMTP
-    server, those tables in force (the password from ``$REFEREE_MAIL_PASSWORD``). Security
-    follows the port: IMAP TLS (993) unless the port is 143 (STARTTLS); SMTP STARTTLS (587)
-    unless it is 465 (TLS)."""
+    server, those tables in force (the password from ``$REFEREE_MAIL_PASSWORD``; with
+    ``smtp_login`` false, an SMTP relay that takes mail without a login: no username).
+    Security follows the port: IMAP TLS (993) unless the port is 143 (STARTTLS); SMTP
+    STARTTLS (587) unless it is 465 (TLS)."""
     address = address or "referee@example.test"
     user = user or address
     database = json.dumps(database)  # a TOML basic string
@@ -169,7 +171,12 @@ def init_config_text(
     if smtp_host is not None:
         host, port = _split_host(smtp_host, "--smtp-host", 587)
         security = "tls" if port == 465 else "starttls"
-        tables += "\n" + _server_table(SMTP_TABLE, host, port, security, user, ca_file)
+        table = _server_table(SMTP_TABLE, host, port, security, user, ca_file)
+        if not smtp_login:
+            kept = [line for line in table.splitlines() if not line.startswith(("username = ", "password_env = "))]
+            kept.insert(3, "# no username: the server takes mail without a login (no SMTP AUTH)")
+            table = "\n".join(kept) + "\n"
+        tables += "\n" + table
     inbound = "imap" if imap_host is not None else "maildir"
     outbound = "smtp" if smtp_host is not None else "maildir"
     how = {
@@ -242,6 +249,7 @@ def cmd_init(args: argparse.Namespace) -> int:
                 smtp_host=args.smtp_host,
                 user=args.user,
                 ca_file=str(Path(args.ca_file).resolve()) if args.ca_file else None,
+                smtp_login=not args.smtp_no_login,
             )
             _mkdirs(path.parent, created)
             # the file holds the secret: readable by its owner only
@@ -313,6 +321,7 @@ def _check_init_options(args: argparse.Namespace, path: Path, hosted: bool) -> N
             ("--smtp-host", args.smtp_host),
             ("--user", args.user),
             ("--ca-file", args.ca_file),
+            ("--smtp-no-login", args.smtp_no_login),
         )
         if value
     ]
@@ -322,7 +331,10 @@ def _check_init_options(args: argparse.Namespace, path: Path, hosted: bool) -> N
         raise ConfigError("--user and --ca-file are for a mailbox's servers: give --imap-host and/or --smtp-host")
     if hosted and not args.address:
         raise ConfigError("--imap-host and --smtp-host need --address, the mailbox's address (referee@example.org)")
-    if hosted and not os.environ.get(PASSWORD_ENV):
+    if args.smtp_no_login and not args.smtp_host:
+        raise ConfigError("--smtp-no-login is for the server of --smtp-host")
+    logs_in = args.imap_host or (args.smtp_host and not args.smtp_no_login)
+    if logs_in and not os.environ.get(PASSWORD_ENV):
         raise ConfigError(
             f"set {PASSWORD_ENV} to the mailbox's password (an app password) in the environment first, "
             f"e.g. read -rs {PASSWORD_ENV} && export {PASSWORD_ENV}; it is never given on the command line"

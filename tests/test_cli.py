@@ -543,3 +543,27 @@ def test_the_config_name_is_the_configs():
     import referee.config
 
     assert referee.cli.CONFIG_NAME == referee.config.CONFIG_NAME
+
+
+@pytest.mark.parametrize(
+    "argv, target",
+    [
+        (["archive", "mbox", "m1", "--season", "s", "out.mbox"], ["m1", "out.mbox"]),
+        (["archive", "mbox", "m1", "out.mbox", "--season", "s"], ["m1", "out.mbox"]),
+        (["archive", "mbox", "--public", "out.mbox"], ["out.mbox"]),
+    ],
+)
+def test_archive_mbox_takes_its_words_on_either_side_of_its_options(argv, target):
+    from referee.cli import parse
+
+    assert parse(argv).target == target
+
+
+def test_a_word_no_command_takes_is_still_a_usage_error(capsys):
+    from referee.cli import parse
+
+    with pytest.raises(SystemExit) as exit_:
+        parse(["status", "--bogus"])
+    assert exit_.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse(["archive", "mbox", "m1", "--season", "s", "out.mbox", "--bogus"])

@@ -155,6 +155,11 @@ def test_the_security_follows_the_port(empty, monkeypatch, imap, smtp, security)
         (["--imap-host", "imap.example.org"], "need --address"),
         (["--user", "r"], "give --imap-host and/or --smtp-host"),
         (["--address", "r@example.org", "--smtp-host", "smtp.example.org:x"], "give HOST or HOST:PORT"),
+        (["--address", "r@example.org", "--imap-host", "imap.example.org", "--smtp-no-login"], "for the server of"),
+        (
+            ["--address", "r@example.org", "--imap-host", "i.example.org", "--smtp-host", "s", "--smtp-no-login"],
+            "set REFEREE_MAIL_PASSWORD to the mailbox's password",
+        ),
     ],
 )
 def test_init_options_that_cannot_work_are_refused_and_leave_nothing(empty, monkeypatch, capsys, argv, message):
@@ -164,6 +169,22 @@ def test_init_options_that_cannot_work_are_refused_and_leave_nothing(empty, monk
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert list(empty.iterdir()) == []
+
+
+def test_a_relay_without_a_login_needs_no_username_and_no_password(empty, monkeypatch, capsys):
+    """``--smtp-no-login`` (a relay of one's own that takes mail without SMTP AUTH): [smtp]
+    has no username, so no password is asked for; Maildirs in, as no --imap-host is given."""
+    monkeypatch.delenv("REFEREE_MAIL_PASSWORD", raising=False)
+    port = closed_port()
+    argv = ["init", "--address", "referee@example.org", "--smtp-host", f"127.0.0.1:{port}", "--smtp-no-login"]
+    assert main(argv) == 1  # nothing answers at the port
+    out = capsys.readouterr().out
+    assert f"FAILED: SMTP 127.0.0.1:{port}:" in out and "needs a password" not in out
+    text = (empty / "referee.toml").read_text()
+    assert "no SMTP AUTH" in text and "\nusername" not in text and "\npassword_env" not in text
+    config = load_service_config(empty / "referee.toml")
+    assert (config.mail.transport, config.mail.outbound) == ("maildir", "smtp")
+    assert config.mail.smtp.username is None and config.mail.smtp.password_missing is None
 
 
 def test_the_password_is_no_option(empty, capsys):
