@@ -81,17 +81,49 @@ def _wrapped(line: str, width: int) -> tuple[str, ...]:
     indent, mark = _HANGING.match(line).groups()  # type: ignore[union-attr]
     # an indented line (a row of a table, an entry of a list) hangs two further in
     rest_indent = indent + ("| " if mark == "| " else " " * len(mark)) + ("  " if indent and not mark else "")
-    return tuple(
-        textwrap.wrap(
-            line,
-            width=width,
-            initial_indent="",
-            subsequent_indent=rest_indent,
-            break_long_words=False,
-            break_on_hyphens=False,
+    return tuple(greedy_wrap(line, width, rest_indent) or [line])
+
+
+_OTHER_SPACE = re.compile(r"[\t\n\x0b\x0c\r]")  # whitespace textwrap reads that is not a space
+
+
+def greedy_wrap(line: str, width: int, rest_indent: str) -> list[str]:
+    """``textwrap.wrap(line, width, subsequent_indent=rest_indent, break_long_words=False,
+    break_on_hyphens=False)``, the same lines (``tests/test_render_quick.py`` compares them), found
+    by looking for the break of each line from its end instead of adding word after word:
+    a closing round wraps the lines that differ in every mail (names, times) by the
+    thousand. What it does not handle quickly (tabs and other whitespace, an indent as wide
+    as the line) goes to textwrap itself."""
+    avail = width - len(rest_indent)
+    if avail <= 0 or _OTHER_SPACE.search(line) or len(line) - len(line.lstrip(" ")) >= width:
+        return textwrap.wrap(
+            line, width=width, subsequent_indent=rest_indent, break_long_words=False, break_on_hyphens=False
         )
-        or [line]
-    )
+    lines: list[str] = []
+    rest, room = line, width  # the first line: no indent of its own, its leading spaces kept
+    while rest:
+        if len(rest) <= room:
+            cut = len(rest)
+        elif (rest[room - 1] == " ") != (rest[room] == " "):  # a word or a space run ends right there
+            cut = room
+        elif rest[room] == " ":  # inside a run of spaces: the line ends before it
+            cut = len(rest[:room].rstrip(" "))
+        else:  # inside a word: the line ends before it, or the word stands alone
+            cut = rest.rfind(" ", 0, room) + 1
+            if cut == 0:
+                cut = rest.find(" ")
+                cut = len(rest) if cut < 0 else cut
+        if cut <= 0:  # cannot happen (see the conditions above); never a loop that does not end
+            return textwrap.wrap(
+                line, width=width, subsequent_indent=rest_indent, break_long_words=False, break_on_hyphens=False
+            )
+        taken = rest[:cut].rstrip(" ")
+        if not taken:  # only the first line's leading spaces fitted: dropped, as textwrap does
+            rest = rest[cut:]
+            continue
+        lines.append(taken if not lines else rest_indent + taken)
+        rest, room = rest[cut:].lstrip(" "), avail
+    return lines
 
 
 def wrap_text(text: str, keep: Iterable[str] = (), width: int = WRAP_AT) -> str:
@@ -147,39 +179,47 @@ _ABBREVIATION = re.compile(r"(?<![\w'-])(" + _WORDS + r")(s?)(?![\w'-])")
 def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
     """``text`` with each abbreviation of ABBREVIATIONS explained where it first appears
     ("the LGT" -> "the LGT (the house)"), unless the text explains it there already (the
-    abbreviation followed by a parenthesis). Lines of ``keep`` (the form) are left alone,
-    and so are seal check commands."""
+    abbreviation followed by a parenthesis, on its line or at the start of the next). Lines
+    of ``keep`` (the form) are left alone, and so are seal check commands: a use there is
+    not the first. Only the uses themselves are looked at (a result mail has a few), not
+    every line of the mail."""
     if not _ABBREVIATION.search(text):
         return text
     kept = {line.strip() for line in keep if line.strip()}
     seen: set[str] = set()
     out: list[str] = []
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if len(seen) == len(ABBREVIATIONS):  # each explained once: the rest stays as it is
-            out.extend(lines[i:])
-            break
-        if not _ABBREVIATION.search(line) or line.strip() in kept or unbreakable(line):
-            out.append(line)
+    done = 0  # text[:done] is in out
+    for m in _ABBREVIATION.finditer(text):
+        word = m.group(1)
+        if word in seen:
             continue
-        # a text wrapped already may carry the explanation on the next line
-        following = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
-
-        def explain(m: re.Match[str], line: str = line, following: str = following) -> str:
-            word = m.group(1)
-            if word in seen:
-                return m.group(0)
-            seen.add(word)
-            after = line[m.end() : m.end() + 2]
-            if after.startswith(" (") or after.startswith("("):
-                return m.group(0)
-            if not line[m.end() :].strip() and following.startswith("("):
-                return m.group(0)
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        line = text[start:end]
+        if line.strip() in kept or unbreakable(line):
+            continue
+        seen.add(word)
+        rest = text[m.end() : end]
+        if rest.startswith((" (", "(")):
+            pass  # explained there already
+        elif not rest.strip() and _line_at(text, end + 1).lstrip().startswith("("):
+            pass  # a text wrapped already carries the explanation on the next line
+        else:
             meaning = _PLURALS.get(word, ABBREVIATIONS[word]) if m.group(2) else ABBREVIATIONS[word]
-            return f"{m.group(0)} ({meaning})"
+            out.append(text[done : m.end()])
+            out.append(f" ({meaning})")
+            done = m.end()
+        if len(seen) == len(ABBREVIATIONS):
+            break
+    out.append(text[done:])
+    return "".join(out)
 
-        out.append(_ABBREVIATION.sub(explain, line))
-    return "\n".join(out)
+
+def _line_at(text: str, start: int) -> str:
+    """The line of ``text`` that begins at ``start`` (empty past the end)."""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
 
 
 # The filters the templates have beyond Jinja's own (an environment built elsewhere, as the
