@@ -87,6 +87,13 @@ def _wrapped(line: str, width: int) -> tuple[str, ...]:
 _OTHER_SPACE = re.compile(r"[\t\n\x0b\x0c\r]")  # whitespace textwrap reads that is not a space
 
 
+def _textwrap(line: str, width: int, rest_indent: str) -> list[str]:
+    """textwrap's wrap of a mail line: words kept whole, never broken at hyphens."""
+    return textwrap.wrap(
+        line, width=width, subsequent_indent=rest_indent, break_long_words=False, break_on_hyphens=False
+    )
+
+
 def greedy_wrap(line: str, width: int, rest_indent: str) -> list[str]:
     """``textwrap.wrap(line, width, subsequent_indent=rest_indent, break_long_words=False,
     break_on_hyphens=False)``, the same lines (``tests/test_render_quick.py`` compares them), found
@@ -96,9 +103,7 @@ def greedy_wrap(line: str, width: int, rest_indent: str) -> list[str]:
     as the line) goes to textwrap itself."""
     avail = width - len(rest_indent)
     if avail <= 0 or _OTHER_SPACE.search(line) or len(line) - len(line.lstrip(" ")) >= width:
-        return textwrap.wrap(
-            line, width=width, subsequent_indent=rest_indent, break_long_words=False, break_on_hyphens=False
-        )
+        return _textwrap(line, width, rest_indent)
     lines: list[str] = []
     rest, room = line, width  # the first line: no indent of its own, its leading spaces kept
     while rest:
@@ -114,9 +119,7 @@ def greedy_wrap(line: str, width: int, rest_indent: str) -> list[str]:
                 cut = rest.find(" ")
                 cut = len(rest) if cut < 0 else cut
         if cut <= 0:  # cannot happen (see the conditions above); never a loop that does not end
-            return textwrap.wrap(
-                line, width=width, subsequent_indent=rest_indent, break_long_words=False, break_on_hyphens=False
-            )
+            return _textwrap(line, width, rest_indent)
         taken = rest[:cut].rstrip(" ")
         if not taken:  # only the first line's leading spaces fitted: dropped, as textwrap does
             rest = rest[cut:]
@@ -193,10 +196,8 @@ def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
         word = m.group(1)
         if word in seen:
             continue
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        end = len(text) if end < 0 else end
-        line = text[start:end]
+        line = _line_at(text, text.rfind("\n", 0, m.start()) + 1)
+        end = m.end() + len(_line_at(text, m.end()))
         if line.strip() in kept or unbreakable(line):
             continue
         seen.add(word)
