@@ -13,11 +13,15 @@ import pytest
 import re
 from collections.abc import Iterable
 
+from jinja2.filters import do_wordwrap
+
 from referee.render import (
     _ABBREVIATION,
     _HANGING,
     _PLURALS,
     ABBREVIATIONS,
+    _wordwrap_filter,
+    environment,
     explain_abbreviations,
     greedy_wrap,
     unbreakable,
@@ -65,6 +69,22 @@ def test_edges():
         ("x y", 2, "xxx"),
     ]:
         assert greedy_wrap(line, width, rest) == textwrap_lines(line, width, rest), (line, width, rest)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_wordwrap_filter_gives_what_jinjas_gives(seed):
+    """The templates' ``wordwrap`` (words kept whole: the quick path) writes what Jinja's
+    own writes, for texts of several lines (tabs among them) and any wrapstring; with words
+    broken it is Jinja's own."""
+    env, rnd = environment(), random.Random(seed)
+    for _ in range(2000):
+        text = "\n".join(random_line(rnd) for _ in range(rnd.choice([1, 1, 2, 3])))
+        width, wrapstring = rnd.choice([10, 20, 40, 70, 72]), rnd.choice([None, "\n  ", "\n| ", "\n"])
+        for words, hyphens in ((False, False), (True, False), (False, True), (True, True)):
+            args = (width, words, wrapstring, hyphens)
+            assert _wordwrap_filter(env, text, *args) == do_wordwrap(env, text, *args), (text, args)
+    template = env.from_string('{{ t | wordwrap(12, break_long_words=false, break_on_hyphens=false, wrapstring="/") }}')
+    assert template.render(t="a well-known word\tand more") == "a well-known/word\tand/more"
 
 
 def test_wrap_line_keeps_its_hanging_indents():

@@ -77,11 +77,10 @@ def check_hidden(out: Playout, k: int, rotating_seed: int | None) -> int:
     # every acting player at every state; silent seats (which never act, and see
     # the same kind of thing) one per state, each in turn
     checked = [*acting_players, *([silent[k % len(silent)]] if silent else [])]
+    before = unchanged(state)  # checked once all players are done: no call below changes the state
     for p in checked:
         rnd = out.rnd("hidden", k, p) if rotating_seed is None else out.rnd("hidden", k, p, "rotating", rotating_seed)
-        before = unchanged(state)
         variants = game.hidden_variants(state, p, rnd)
-        assert unchanged(state) == before
         # the context holds the view and (while a step is open) the form: each is built once
         context = mail_context(game, state, p, out.players)
         view, form = context["view"], context["form"] if step else game.form(state, p)
@@ -94,9 +93,10 @@ def check_hidden(out: Playout, k: int, rotating_seed: int | None) -> int:
             # (rendered above on the state itself, for every kind); the context holds the
             # view, and the form while a step is open
             variant_context = mail_context(game, variant, p, out.players)
-            assert variant_context["view"] == view
-            assert (variant_context["form"] if step else game.form(variant, p)) == form
-            assert variant_context == context
+            if variant_context != context or not step:  # (the view, then the form, named when they differ)
+                assert variant_context["view"] == view
+                assert (variant_context["form"] if step else game.form(variant, p)) == form
+                assert variant_context == context
             assert game.view(variant, None) == public, "the public view shows what a player may not know"
             assert game.standings(variant) == standings
             # the player's legal moves do not depend on what they cannot know
@@ -114,6 +114,7 @@ def check_hidden(out: Playout, k: int, rotating_seed: int | None) -> int:
                     assert game.apply_move(variant, q, move).accepted, (q, move)
             for timed in timed_steps(game, variant)[:1]:
                 time_out(game, game.with_balances(variant, out.balances(variant)), timed.key)
+    assert unchanged(state) == before, "hidden_variants, a view, a form or a mail changed the state"
     return len(checked)
 
 
