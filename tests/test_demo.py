@@ -15,6 +15,7 @@ import pytest
 from referee.cli import main
 from referee.demo import run_demo
 from tests.archive.match_files import match_html
+from tests.demo_runs import shared_demo
 
 
 def test_demo_plays_a_full_match_by_mail(tmp_path, monkeypatch, capsys):
@@ -114,21 +115,23 @@ def test_the_printed_status_command_uses_an_absolute_path_outside_the_current_fo
 
 
 @pytest.mark.parametrize("game", ["indian-poker", "rewind-holdem"])
-def test_demo_plays_a_whole_duel_by_mail(tmp_path, monkeypatch, capsys, game):
+def test_demo_plays_a_whole_duel_by_mail(tmp_path_factory, monkeypatch, capsys, game):
     """`referee demo --game ...`: a duel to its end, with a refused command and a missed turn."""
-    assert main(["demo", "--game", game, "--dir", str(tmp_path / "duel"), "--seed", "5"]) == 0
-    out = capsys.readouterr().out
+    # played once by the CLI for this test and the browser's (tests/demo_runs.py)
+    run = shared_demo(tmp_path_factory, "--game", game, "--seed", "5", "--dir", "{dir}")
+    out = run.out
+    assert run.code == 0, out + run.err
     assert "RAISE 999: refused by mail (Problem: RAISE 999 is too much" in out
     assert "no answer from bob by the deadline: the default applies" in out
     assert "Final standings:" in out and " 0 chips" in out and " 50 chips" in out
     assert out.count("refused by mail") == 1  # every other command answered the right mail
-    monkeypatch.chdir(tmp_path / "duel")
+    monkeypatch.chdir(run.folder)
     assert main(["status"]) == 0
     status = capsys.readouterr().out
     assert "demo-1" in status and "finished" in status
 
 
-def test_demo_plays_a_whole_betting_minority_match_by_mail(tmp_path, monkeypatch, capsys):
+def test_demo_plays_a_whole_betting_minority_match_by_mail(tmp_path_factory, monkeypatch, capsys):
     """`referee demo --game betting-minority`: 8 rounds by mail, with an ambiguous name, a send
     to two rooms, a bet over the cap and a missed betting turn; each participant with an
     address holds one mail, their list, and nothing of anyone else's."""
@@ -138,9 +141,10 @@ def test_demo_plays_a_whole_betting_minority_match_by_mail(tmp_path, monkeypatch
     from referee.store.db import Store
     from referee.store.models import Match
 
-    folder = tmp_path / "bm"
-    assert main(["demo", "--game", "betting-minority", "--dir", str(folder), "--seed", "5"]) == 0
-    out = capsys.readouterr().out
+    # played once by the CLI for this test, the browser's and the IMAP one's (tests/demo_runs.py)
+    run = shared_demo(tmp_path_factory, "--game", "betting-minority", "--seed", "5", "--dir", "{dir}")
+    folder, out = run.folder, run.out
+    assert run.code == 0, out + run.err
     assert "Betting Minority, alice (EC) vs bob (DMO), 10 participants (4 with an address), seed 5" in out
     assert "Round 1 paid out" in out and "Round 8 paid out" in out
     # the result, the archive and the status command

@@ -14,6 +14,7 @@ import pytest
 
 from referee.cli import main
 from referee.demo import run_demo
+from tests.demo_runs import shared_demo
 from referee.demo.registry import seated
 from referee.games.matchjack.demo import form_of, listed_amounts
 from referee.games import GAMES
@@ -41,10 +42,11 @@ def _card(card: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){card}(?![0-9])")
 
 
-def test_the_matchjack_demo_plays_a_whole_match_by_mail(tmp_path, monkeypatch, capsys):
-    folder = tmp_path / "mj"
-    assert main(["demo", "--game", "matchjack", "--dir", str(folder), "--seed", "5"]) == 0
-    out = capsys.readouterr().out
+def test_the_matchjack_demo_plays_a_whole_match_by_mail(tmp_path_factory, monkeypatch):
+    # played once by the CLI for this test, the browser's and the IMAP one's (tests/demo_runs.py)
+    run = shared_demo(tmp_path_factory, "--game", "matchjack", "--seed", "5", "--dir", "{dir}")
+    folder, out = run.folder, run.out
+    assert run.code == 0, out + run.err
     assert f"MatchJack, six players ({', '.join(SIX)}), 15 hands at two tables at once, seed 5" in out
     assert re.search(r"^Main set: \w+ \(seat 1\), \w+ \(seat 2\), \w+ \(seat 3\); the bots Alpha and Beta$", out, re.M)
     assert "Hand 1 (ante 1):" in out

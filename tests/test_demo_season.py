@@ -4,7 +4,6 @@ season page, the players' mailboxes, `referee status` and `archive verify` on th
 
 from __future__ import annotations
 
-import contextlib
 import html
 import io
 import re
@@ -15,6 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from referee.cli import main
+from tests.demo_runs import shared_demo
 from referee.demo.season import SEASON_PLAYERS, SILENT, run_season_demo
 from referee.mail.client import ScriptedClient
 from referee.standings import season_standings
@@ -30,6 +30,7 @@ class Played:
     folder: Path
     code: int
     out: str
+    err: str
     matches: dict[str, dict]  # key -> game, kind, status, seats, result
     eliminated: dict[str, tuple[str, str]]  # player -> (name, the death match they lost)
     ended: str | None
@@ -37,11 +38,10 @@ class Played:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Played:
-    """The season demo, run once by the CLI for the tests of this file."""
-    folder = tmp_path_factory.mktemp("season") / "demo"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["demo", "--season", str(folder), "--seed", str(SEED)])  # or --season --dir DIR
+    """The season demo, run once by the CLI (for the tests of this file and the browser's:
+    tests/demo_runs.py)."""
+    run = shared_demo(tmp_path_factory, "--season", "{dir}", "--seed", str(SEED))  # or --season --dir DIR
+    folder, code = run.folder, run.code
     store = Store(f"sqlite:///{folder / 'referee.db'}")
     with store.unit_of_work() as session:
         matches = {
@@ -60,12 +60,12 @@ def played(tmp_path_factory) -> Played:
         }
         ended = (session.scalar(select(Season)).settings or {}).get("ended_at")
     store.dispose()
-    return Played(folder, code, out.getvalue(), matches, eliminated, ended)
+    return Played(folder, code, run.out, run.err, matches, eliminated, ended)
 
 
 def test_the_season_demo_plays_the_whole_season_and_ends_with_the_standings(played):
     out = played.out
-    assert played.code == 0, out
+    assert played.code == 0, out + played.err
     assert f"A whole season by mail, seed {SEED}: 7 players (" in out
     # the frame created the nominations and the death matches; every match finished
     assert sorted(played.matches) == sorted(KEYS)

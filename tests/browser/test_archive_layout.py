@@ -10,22 +10,19 @@ page of each kind of each game is kept (its folder is printed).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..demo_runs import shared_demo
 from .conftest import DESKTOP, PHONE
 
 GAMES = ("stationary-roulette", "indian-poker", "rewind-holdem", "betting-minority", "matchjack")
 TALLEST = {1280: 8_000, 390: 16_000}  # px; the issue's bound is at 1280, a phone's column is longer
 SMALLEST_CHART_TEXT = 11  # px, on a phone
-DEMO = "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))"
 
 MEASURE_JS = """() => ({
   width: document.scrollingElement.scrollWidth,
@@ -53,26 +50,26 @@ def kind(path: Path) -> str:
     return "season" if "seasons" in parts else "index"
 
 
+# the demos as their own tests play them (tests/demo_runs.py: one run each for the whole test run)
+DEMOS = {
+    "stationary-roulette": ("--seed", "7", "--dir", "{dir}"),
+    **{game: ("--game", game, "--seed", "5", "--dir", "{dir}") for game in GAMES[1:]},
+    "season": ("--season", "{dir}", "--seed", "5"),
+}
+
+
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The five demo games and the demo season, each played by ``referee demo`` (which builds
     its archive), in parallel: name -> the archive's folder."""
-    root = tmp_path_factory.mktemp("demo-sites")
-    runs = {game: ["--game", game] for game in GAMES} | {"season": ["--season"]}
 
     def play(name: str) -> Path:
-        folder = root / name
-        done = subprocess.run(
-            [sys.executable, "-c", DEMO, "demo", *runs[name], "--dir", str(folder)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, f"referee demo {name}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
-        return folder / "archive"
+        run = shared_demo(tmp_path_factory, *DEMOS[name])
+        assert run.code == 0, f"referee demo {name}: {run.out[-2000:]}{run.err[-2000:]}"
+        return run.folder / "archive"
 
     with ThreadPoolExecutor(max_workers=3) as pool:
-        yield dict(zip(runs, pool.map(play, runs), strict=True))
+        return dict(zip(DEMOS, pool.map(play, DEMOS), strict=True))
 
 
 @pytest.mark.parametrize("device", ["phone", "desktop"])

@@ -17,6 +17,7 @@ import pytest
 from referee.cli import main
 from referee.demo import run_demo
 
+from ..demo_runs import shared_demo
 from .conftest import MailStack
 
 DUELS = ("indian-poker", "rewind-holdem")
@@ -39,13 +40,14 @@ def _gone(stack_dir: Path) -> bool:
 
 
 def test_the_demo_over_real_mail_plays_the_match_it_plays_on_maildirs(
-    mailstack: MailStack, tmp_path, monkeypatch, capsys
+    mailstack: MailStack, tmp_path, tmp_path_factory, monkeypatch, capsys
 ) -> None:
-    on_disk, by_mail = io.StringIO(), io.StringIO()
-    assert run_demo(tmp_path / "maildir", seed=7, out=on_disk) == 0
+    # on Maildirs: the run the other tests read (tests/demo_runs.py)
+    on_disk, by_mail = shared_demo(tmp_path_factory, "--seed", "7", "--dir", "{dir}"), io.StringIO()
+    assert on_disk.code == 0, on_disk.out + on_disk.err
     assert run_demo(tmp_path / "imap", seed=7, transport="imap", out=by_mail) == 0
     text = by_mail.getvalue()
-    assert _summary(text) == _summary(on_disk.getvalue())
+    assert _summary(text) == _summary(on_disk.out)
     assert "Round 10 of 10:" in text and "-> Black" in text and "rejected by mail: Problem:" in text
     assert "bob missed the deadline" in text
     assert re.search(r"^\d+ mails from the referee went out by SMTP", text, re.MULTILINE)
@@ -71,14 +73,16 @@ def test_a_duel_over_real_mail(mailstack: MailStack, tmp_path, capsys, game) -> 
     assert _gone(_stack_dir(out))
 
 
-def test_betting_minority_over_real_mail_plays_as_on_maildirs(mailstack: MailStack, tmp_path) -> None:
+def test_betting_minority_over_real_mail_plays_as_on_maildirs(mailstack: MailStack, tmp_path, tmp_path_factory) -> None:
     """The 8-round match over real mail: the same play as on Maildirs, and the participants
     with an address have each one mail, their list, in their own IMAP mailbox."""
-    on_disk, by_mail = io.StringIO(), io.StringIO()
-    assert run_demo(tmp_path / "maildir", seed=5, game="betting-minority", out=on_disk) == 0
+    # on Maildirs: the run the other tests read (tests/demo_runs.py)
+    on_disk = shared_demo(tmp_path_factory, "--game", "betting-minority", "--seed", "5", "--dir", "{dir}")
+    assert on_disk.code == 0, on_disk.out + on_disk.err
+    by_mail = io.StringIO()
     assert run_demo(tmp_path / "imap", seed=5, game="betting-minority", transport="imap", out=by_mail) == 0
     text = by_mail.getvalue()
-    assert _summary(text) == _summary(on_disk.getvalue())
+    assert _summary(text) == _summary(on_disk.out)
     assert "Round 8 paid out" in text and "could be any of 2 participants" in text
     assert "hold one mail each, their list" in text
     assert _gone(_stack_dir(text))
