@@ -29,7 +29,7 @@ def stamped(out) -> list[SimpleNamespace]:
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_history_entry_is_stamped_by_the_event_that_closed_it(name):
     game = GAMES[name]
-    for out in playouts(name)[:8]:
+    for out in playouts(name, first=8):
         events = stamped(out)
         for upto in sorted({max(1, len(events) // 3), max(1, len(events) // 2), len(events)}):
             state = out.states[upto - 1]

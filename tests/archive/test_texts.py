@@ -74,7 +74,7 @@ def test_every_entry_of_finished_and_unfinished_matches_renders(name):
 
 def test_the_last_round_of_a_finished_match_tells_the_result():
     for name in GAMES_WITH_TEMPLATES:
-        for out in playouts(name)[:5]:
+        for out in playouts(name, first=5):
             (*earlier, (_, _, last)) = texts(name, out.states[-1])
             assert "=== The match is over ===" in last
             assert not any("The match is over" in text for _, _, text in earlier)
@@ -119,7 +119,7 @@ def test_roulette_preparation_phase_keeps_the_prepared_colours_secret():
 
 
 def test_duel_texts_show_the_cards_the_actions_and_the_pot():
-    out = playouts("indian-poker")[0]
+    out = playouts("indian-poker", first=1)[0]
     for r, _, text in texts("indian-poker", out.states[-1]):
         h = r.entry
         assert f"Cards: Ann Able had {h['cards']['p1']}, Bo Baker had {h['cards']['p2']}" in text
@@ -127,7 +127,7 @@ def test_duel_texts_show_the_cards_the_actions_and_the_pot():
         assert f"Chips after hand {h['hand']}: Ann Able {h['stacks']['p1']}, Bo Baker {h['stacks']['p2']}" in text
         if not h["tie"]:
             assert f"{NAMES[h['winner']]} takes the pot of {h['pot']} chip" in text
-    out = playouts("rewind-holdem")[1]
+    out = playouts("rewind-holdem", first=2)[1]
     for r, _, text in texts("rewind-holdem", out.states[-1]):
         h = r.entry
         assert f"Cards: Ann Able held {h['hidden']['p1']}, Bo Baker held {h['hidden']['p2']}" in text

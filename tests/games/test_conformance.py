@@ -286,17 +286,27 @@ def gt_mixed(game: Game) -> bool:
     return game.game_type.dynamics == MIXED
 
 
-@functools.cache
-def playouts(name: str) -> tuple[Playout, ...]:
-    played: list[Playout] = []
-    for seed in range(PLAYOUTS):
-        if len(played) >= MIN_PLAYOUTS and sum(len(o.states) for o in played) >= MAX_STATES:
+# name -> the playouts played so far, seed after seed; the games whose playouts are all played
+_PLAYED: dict[str, list[Playout]] = {}
+_COMPLETE: set[str] = set()
+
+
+def playouts(name: str, first: int | None = None) -> tuple[Playout, ...]:
+    """The game's playouts: seeds 0, 1, 2, ... until ``PLAYOUTS`` of them or, after
+    ``MIN_PLAYOUTS``, the state budget. ``first``: the first so many only (``playouts(name)[:first]``),
+    played no further than that: a test that reads a few of a game's playouts does not play
+    them all (MatchJack's take some 13 s). Each is played once per worker."""
+    played = _PLAYED.setdefault(name, [])
+    while name not in _COMPLETE and (first is None or len(played) < first):
+        states = sum(len(o.states) for o in played)
+        if len(played) >= PLAYOUTS or (len(played) >= MIN_PLAYOUTS and states >= MAX_STATES):
+            _COMPLETE.add(name)
             break
-        played.append(play(GAMES[name], seed))
+        played.append(play(GAMES[name], len(played)))
         # the playouts stay for the whole worker: out of the garbage collector's way (it would
         # walk their millions of objects again at every full collection while states are cloned)
         gc.freeze()
-    return tuple(played)
+    return tuple(played if first is None else played[:first])
 
 
 # --------------------------------------------------------------------------- the mail

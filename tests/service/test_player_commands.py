@@ -303,7 +303,7 @@ def test_a_forged_mail_to_a_personal_address_is_never_obeyed(world):
 def test_status_answers_are_the_same_on_every_hidden_variant(name):
     """STATUS is built from the game's own step mail (view and form): on every state that
     differs only in what the player may not know, the answer is the same, word for word."""
-    for out in playouts(name)[:2]:
+    for out in playouts(name, first=2):
         game = out.game
         roles, silent = game.game_type.roles, set(game.game_type.silent_roles)
         players = [p for i, p in enumerate(out.players) if roles[min(i, len(roles) - 1)] not in silent]
