@@ -15,7 +15,15 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, pass_environment, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+    TemplateNotFound,
+    pass_environment,
+    select_autoescape,
+)
 from jinja2.filters import do_wordwrap
 
 from referee.games.base import plural
@@ -295,6 +303,24 @@ def environment() -> Environment:
     return env
 
 
+# (loader, template name) of the templates looked for and not there: Jinja caches the templates
+# it finds, not those it does not, and a mail of a game without a template of its own for its
+# kind (a spoof warning, an error) looked for it on disk again, at some milliseconds a time
+_NOT_THERE: set[tuple[Any, str]] = set()
+
+
+def first_template(env: Environment, own: str, common: str) -> tuple[Template, bool]:
+    """The template ``own``, else ``common`` (then True): Jinja's ``select_template`` of the
+    two, which looks for a missing ``own`` once per loader (the templates are read once per
+    process: ``auto_reload`` is off)."""
+    if (env.loader, own) not in _NOT_THERE:
+        try:
+            return env.get_template(own), False
+        except TemplateNotFound:
+            _NOT_THERE.add((env.loader, own))
+    return env.get_template(common), True
+
+
 @dataclass(frozen=True)
 class RenderedMail:
     subject: str
@@ -306,13 +332,8 @@ def render_mail(game: str, name: str, context: dict[str, Any]) -> RenderedMail:
 
     A mail template's first line is ``Subject: ...``; the body follows a blank line.
     """
-    env = environment()
-    common = False  # the common templates are prose, wrapped whatever the game
-    try:
-        template = env.get_template(f"mail/{game}/{name}.txt")
-    except TemplateNotFound:
-        template = env.get_template(f"mail/common/{name}.txt")
-        common = True
+    # the common templates are prose, wrapped whatever the game
+    template, common = first_template(environment(), f"mail/{game}/{name}.txt", f"mail/common/{name}.txt")
     rendered = template.render(**context)
     head, _, body = rendered.partition("\n")
     if not head.startswith("Subject:"):

@@ -13,6 +13,7 @@ import pytest
 import re
 from collections.abc import Iterable
 
+from jinja2 import DictLoader, Environment
 from jinja2.filters import do_wordwrap
 
 from referee.render import (
@@ -22,6 +23,7 @@ from referee.render import (
     ABBREVIATIONS,
     _wordwrap_filter,
     environment,
+    first_template,
     explain_abbreviations,
     greedy_wrap,
     unbreakable,
@@ -169,3 +171,23 @@ def test_abbreviations_are_explained_as_line_by_line(seed):
         text = random_text(rnd)
         keep = [line for line in text.split("\n") if rnd.random() < 0.2]
         assert explain_abbreviations(text, keep) == line_by_line(text, keep), (text, keep)
+
+
+def test_a_missing_own_template_is_looked_for_once_per_loader():
+    """``first_template``: the game's own template when it has one, else the common one; a
+    missing own template is not looked for on disk again (Jinja caches only what it finds)."""
+    looked: list[str] = []
+
+    class Counting(DictLoader):
+        def get_source(self, environment, template):
+            looked.append(template)
+            return super().get_source(environment, template)
+
+    env = Environment(loader=Counting({"mail/g/step.txt": "own", "mail/common/step.txt": "common"}))
+    for _ in range(3):
+        assert first_template(env, "mail/g/step.txt", "mail/common/step.txt")[1] is False
+        template, common = first_template(env, "mail/h/step.txt", "mail/common/step.txt")
+        assert common and template.render() == "common"
+    assert looked.count("mail/h/step.txt") == 1 and looked.count("mail/g/step.txt") == 1
+    env.loader = Counting({"mail/h/step.txt": "h's own", "mail/common/step.txt": "common"})  # another loader
+    assert first_template(env, "mail/h/step.txt", "mail/common/step.txt")[0].render() == "h's own"

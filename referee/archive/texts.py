@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.archive.rounds import Round
 from referee.games.base import HOUSE
-from referee.render import environment
+from referee.render import environment, first_template
 from referee.timefmt import local_time
 
 __all__ = ["fields", "round_text"]
@@ -31,7 +31,7 @@ def round_text(game_name: str, context: dict[str, Any], round: Round) -> tuple[s
     closed, in UTC, as the mails write times) and ``fields`` (:func:`fields`, for the
     generic template).
     """
-    template = environment().select_template([f"archive/{game_name}/round.txt", "archive/common/round.txt"])
+    template, _ = first_template(environment(), f"archive/{game_name}/round.txt", "archive/common/round.txt")
     names = {HOUSE: "the LGT (the house)", **{p["id"]: p["name"] for p in context["players"]}}
     rendered = template.render(
         {
