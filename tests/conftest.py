@@ -83,6 +83,14 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"conformance rotating seed: {seed} (to run with it again: {SEED_VARIABLE}={seed})"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The folder every worker of this test run sees (tests/demo_runs.py)."""
+    from tests import demo_runs
+
+    demo_runs.SHARED = demo_runs.shared_root(tmp_path_factory)
+
+
 @pytest.fixture(scope="session")
 def conformance_seed(pytestconfig: pytest.Config) -> int:
     """The run's rotating seed (see ``pytest_configure``)."""

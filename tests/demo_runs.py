@@ -1,4 +1,6 @@
-"""One run of each ``referee demo`` that several test files read, shared by them all.
+"""What several test files read, made once per test run and shared by them all, on every
+xdist worker: each ``referee demo`` (here) and the conformance suite's playouts
+(``tests.games.test_conformance.playouts``).
 
 The same demo (the same game and seed) is read by its own test file (what it printed, the
 mailboxes, the database, the commands that work on its folder afterwards), by the IMAP
@@ -36,12 +38,23 @@ class DemoRun:
     err: str  # ... and on stderr
 
 
+# the folder of this test run that every worker sees (set by tests/conftest.py; None outside pytest)
+SHARED: Path | None = None
+
+
+def shared_root(factory: pytest.TempPathFactory) -> Path:
+    """The folder of this test run that every worker sees: on an xdist worker, the session's
+    folder (the parent of the workers' own); else this process's own."""
+    base = factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
+    root.mkdir(exist_ok=True)
+    return root
+
+
 def shared_demo(factory: pytest.TempPathFactory, *args: str) -> DemoRun:
     """``referee demo ARGS`` played once for the whole test run; ``{dir}`` in ``args`` is the
     demo's folder (``--dir {dir}``, or ``--season {dir}``)."""
-    base = factory.getbasetemp()
-    # on an xdist worker, the session's folder (the parent of the workers' own); else ours
-    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-demos"
+    root = shared_root(factory) / "demos"
     root.mkdir(exist_ok=True)
     name = re.sub(r"[^a-z0-9]+", "-", " ".join(a for a in args if a != "{dir}").lower()).strip("-") or "demo"
     folder = root / name

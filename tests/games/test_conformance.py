@@ -80,6 +80,7 @@ closes at its deadline half the time (revisions go on otherwise). What is checke
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import gc
 import json
@@ -89,6 +90,7 @@ import pickle
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -114,6 +116,7 @@ from referee.games.base import (
 )
 from referee.match.book import replay
 from referee.render import environment, render_mail
+from tests import demo_runs
 from tests.games.mail_context import mail_context as shared_context
 
 # seeds per game; REFEREE_CONFORMANCE_PLAYOUTS=300 for a long run
@@ -296,6 +299,14 @@ def playouts(name: str, first: int | None = None) -> tuple[Playout, ...]:
     ``MIN_PLAYOUTS``, the state budget. ``first``: the first so many only (``playouts(name)[:first]``),
     played no further than that: a test that reads a few of a game's playouts does not play
     them all (MatchJack's take some 13 s). Each is played once per worker."""
+    if first is None and name not in _COMPLETE and demo_runs.SHARED is not None:
+        _shared_playouts(name, demo_runs.SHARED)
+    played = _play(name, first)
+    return tuple(played if first is None else played[:first])
+
+
+def _play(name: str, first: int | None) -> list[Playout]:
+    """The game's playouts played so far, played on to the first ``first`` (None: all)."""
     played = _PLAYED.setdefault(name, [])
     while name not in _COMPLETE and (first is None or len(played) < first):
         states = sum(len(o.states) for o in played)
@@ -306,7 +317,27 @@ def playouts(name: str, first: int | None = None) -> tuple[Playout, ...]:
         # the playouts stay for the whole worker: out of the garbage collector's way (it would
         # walk their millions of objects again at every full collection while states are cloned)
         gc.freeze()
-    return tuple(played if first is None else played[:first])
+    return played
+
+
+def _shared_playouts(name: str, root: Path) -> None:
+    """All of the game's playouts, played by the first worker that asks and read from its
+    pickle by the others (three test files read all of MatchJack's: some 13 s to play, 3 s
+    to read); each is played as :func:`playouts` plays it, seed after seed."""
+    folder = root / "playouts"
+    folder.mkdir(exist_ok=True)
+    pickled = folder / f"{name}.pickle"
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not pickled.exists():
+            fields = [(o.seed, o.players, o.options, o.season_start, o.events, o.states) for o in _play(name, None)]
+            pickled.with_suffix(".part").write_bytes(pickle.dumps(fields, pickle.HIGHEST_PROTOCOL))
+            pickled.with_suffix(".part").rename(pickled)
+            return
+        fields = pickle.loads(pickled.read_bytes())
+    _PLAYED[name] = [Playout(GAMES[name], *f) for f in fields]
+    _COMPLETE.add(name)
+    gc.freeze()  # as the playouts played here (see playouts)
 
 
 # --------------------------------------------------------------------------- the mail
