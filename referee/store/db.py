@@ -84,7 +84,13 @@ class Store:
         """Create or upgrade the schema to the newest migration (nothing to do, and Alembic,
         which reads every migration file to find the newest, not started, when the database
         is at it already: a service starts, a test sets up its world, in milliseconds)."""
-        if self.is_current():
+        try:
+            current = self.is_current()
+        finally:
+            # no connection of the look left open in the pool: as Alembic's, closed with it
+            # (a caller may replace a SQLite file it only migrated, as the tests' snapshots do)
+            self.engine.dispose()
+        if current:
             return
         from alembic import command
 

@@ -4,7 +4,6 @@ default, and the mail grammar of the commands (rulings B1.. of docs/games/indian
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +34,7 @@ from referee.games.betting import (
 from referee.games.lines import strip_emphasis
 from referee.render import environment
 from tests.games.mail_context import assert_counts_agree
+from tests.timing import cpu_cost
 
 A, B = "alice", "bob"
 
@@ -547,16 +547,14 @@ INPUTS: dict[str, Callable[[int], str]] = {
 
 @pytest.mark.parametrize("make", INPUTS.values(), ids=INPUTS.keys())
 def test_reading_time_is_linear(make: Callable[[int], str]) -> None:
-    def timed(n: int) -> float:
-        text = make(n)
-        start = time.perf_counter()
+    def read(text: str) -> None:
         try:
             read_action(text)
         except ParseError:
             pass
-        return time.perf_counter() - start
 
-    small, big = min(timed(2000) for _ in range(3)), min(timed(20000) for _ in range(3))
+    short, long = make(2000), make(20000)
+    small, big = cpu_cost(lambda: read(short)), cpu_cost(lambda: read(long))  # tests/timing.py
     assert big < 30 * small + 0.05
 
 

@@ -34,6 +34,26 @@ def test_migrate_is_idempotent_and_current(db_url):
     store.dispose()
 
 
+def test_migrate_starts_alembic_only_when_needed_and_leaves_no_connection_open(tmp_path, monkeypatch):
+    """A database at the newest migration is left alone (Alembic not started); either way
+    no connection of the check stays open (a SQLite file migrated, then replaced, as the
+    reply corpus's snapshots do, opens again)."""
+    from alembic import command
+
+    url = f"sqlite:///{tmp_path / 'referee.db'}"
+    store = Store(url)
+    store.migrate()  # a new file: Alembic builds it
+    assert store.is_current() and store.engine.pool.checkedin() == 1
+    store.dispose()
+    upgrades = []
+    monkeypatch.setattr(command, "upgrade", lambda *args: upgrades.append(args))
+    store.migrate()  # current: nothing to do
+    assert upgrades == [] and store.engine.pool.checkedin() == 0
+    (tmp_path / "referee.db").rename(tmp_path / "elsewhere.db")
+    store.migrate()  # a new file again: Alembic would build it
+    assert len(upgrades) == 1 and store.engine.pool.checkedin() == 0
+
+
 def test_upgrade_keeps_stored_mail_and_turns_old_re_deliveries_into_duplicates(tmp_path):
     """0001 -> 0002 on data: Message-IDs are kept (cut to 255), each mail gets its content
     digest, a re-delivery that 0001 stored twice becomes a duplicate, failed mail quarantined."""
