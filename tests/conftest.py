@@ -154,6 +154,11 @@ RUN_FIRST = (
     "tests/service/test_duels_by_mail.py",
     "tests/games/test_conformance.py",
     "tests/integration/test_three_processes.py",
+    # the demos over real mail wait on the mail servers much of their time: started early,
+    # their waits overlap the other workers' work instead of ending the run with idle cores
+    "tests/integration/test_demo_imap.py",
+    "tests/integration/test_demo_matchjack_imap.py",
+    "tests/integration/test_full_match.py",
     "tests/browser/test_archive_layout.py",
     "tests/service/test_betting_minority_service.py",
     "tests/test_demo.py",

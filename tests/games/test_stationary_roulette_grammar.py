@@ -10,7 +10,6 @@ total (a Parsed or a ParseError, for any text) and linear in the length of the t
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 
 from referee.games.base import Move, NoMoves, ParseError, Parsed, State
 from referee.games.stationary_roulette import COLOURS, MAX_DIGITS, MAX_SECTION_LINES
+from tests.timing import cpu_cost
 from tests.games.test_stationary_roulette import A, B, G, bet, play, roulette, round_10, start, submit
 
 R_GOLD = roulette("Gold")
@@ -448,17 +448,17 @@ INPUTS: dict[str, Callable[[int], str]] = {
 
 
 def cost(text: str) -> float:
-    """CPU seconds to parse ``text``, the best of 3 runs."""
+    """CPU seconds to parse ``text``, the best of 3 runs (tests/timing.py: the thread's own
+    CPU time, the garbage collector held off)."""
     state = bet_round()
-    best = float("inf")
-    for _ in range(3):
-        began = time.process_time()
+
+    def parse() -> None:
         try:
             G.parse(state, A, text)
         except ParseError:
             pass
-        best = min(best, time.process_time() - began)
-    return best
+
+    return cpu_cost(parse)
 
 
 @pytest.mark.parametrize("make", INPUTS.values(), ids=INPUTS.keys())
