@@ -21,6 +21,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +53,15 @@ def shared_root(factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@contextmanager
+def made_once(folder: Path, name: str) -> Iterator[Path]:
+    """Held while ``folder/name``'s thing is made or read: the first worker to ask makes it
+    (the path does not exist yet), the others wait on its lock file, then read it."""
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder / name
+
+
 def shared_demo(factory: pytest.TempPathFactory, *args: str) -> DemoRun:
     """``referee demo ARGS`` played once for the whole test run; ``{dir}`` in ``args`` is the
     demo's folder (``--dir {dir}``, or ``--season {dir}``)."""
@@ -58,9 +69,7 @@ def shared_demo(factory: pytest.TempPathFactory, *args: str) -> DemoRun:
     root.mkdir(exist_ok=True)
     name = re.sub(r"[^a-z0-9]+", "-", " ".join(a for a in args if a != "{dir}").lower()).strip("-") or "demo"
     folder = root / name
-    record = root / f"{name}.json"
-    with open(root / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait here while the first plays it
+    with made_once(root, f"{name}.json") as record:
         if not record.exists():
             shutil.rmtree(folder, ignore_errors=True)
             env = {k: v for k, v in os.environ.items() if k != "REFEREE_CONFIG"}

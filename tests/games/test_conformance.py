@@ -80,7 +80,6 @@ closes at its deadline half the time (revisions go on otherwise). What is checke
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import gc
 import json
@@ -326,9 +325,7 @@ def _shared_playouts(name: str, root: Path) -> None:
     to read); each is played as :func:`playouts` plays it, seed after seed."""
     folder = root / "playouts"
     folder.mkdir(exist_ok=True)
-    pickled = folder / f"{name}.pickle"
-    with open(folder / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with demo_runs.made_once(folder, f"{name}.pickle") as pickled:
         if not pickled.exists():
             fields = [(o.seed, o.players, o.options, o.season_start, o.events, o.states) for o in _play(name, None)]
             pickled.with_suffix(".part").write_bytes(pickle.dumps(fields, pickle.HIGHEST_PROTOCOL))
