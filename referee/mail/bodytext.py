@@ -152,9 +152,11 @@ class _Choice:
         self.cut = cut  # text_limit cut the preferred part's (or the alternative's) text
 
 
-def _choose(leaves: Iterable[Leaf], text_limit: int) -> _Choice:
+def _choose(leaves: Iterable[Leaf], text_limit: int, *, alternative: bool = True) -> _Choice:
     """The inline text/plain parts that are not blank, joined in order, else the first
-    text/html one; with a plain part, the first non-blank text/html part too."""
+    text/html one; with a plain part, the first non-blank text/html part too
+    (``alternative``; a caller that reads only :attr:`_Choice.shown` leaves it out: the
+    conversion of the HTML is most of the work)."""
     inline = [leaf for leaf in leaves if leaf.ctype in ("text/plain", "text/html") and not leaf.attachment()]
     choice = _Choice()
     plain: list[str] = []  # every inline text/plain part, in order (Apple Mail splits around images)
@@ -168,6 +170,8 @@ def _choose(leaves: Iterable[Leaf], text_limit: int) -> _Choice:
                 choice.cut = choice.cut or cut
     if plain:
         choice.shown = "\n\n".join(plain)
+        if not alternative:
+            return choice
     for leaf in inline:
         if leaf.ctype == "text/html":
             text, cut = _leaf_text(leaf, text_limit)
@@ -216,7 +220,7 @@ def shown_text(raw: bytes) -> str:
         data = (raw if type(raw) is bytes else bytes(raw))[:RAW_LIMIT]
         walk = Walk(data, cut=False)
         walk.part(0, len(data), 0, False, None)
-        return _choose(walk.leaves, TEXT_LIMIT).shown
+        return _choose(walk.leaves, TEXT_LIMIT, alternative=False).shown
     except Exception:  # the helpers are total; this is the last line of defence
         return ""
 
@@ -234,7 +238,7 @@ def extract_text(msg: Message) -> str:
             leaves.append(Leaf(part, content_type(part)))
             if len(leaves) >= MIME_PART_LIMIT:
                 break
-        return _choose(leaves, TEXT_LIMIT).shown
+        return _choose(leaves, TEXT_LIMIT, alternative=False).shown
     except Exception:
         return ""
 

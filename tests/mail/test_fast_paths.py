@@ -12,6 +12,7 @@ import random
 from email import policy, quoprimime
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -321,3 +322,31 @@ def test_body_readings_are_made_only_when_asked_for(monkeypatch):
     assert next(body.each()).text == "Gold: 40" and not asked  # the first reading settles most mails
     assert [r.source for r in body.readings] == ["text", "quoted"] and asked == [1]  # "uncut" = "text" here
     assert body.readings[1].text == "Gold: 0" and asked == [1]  # made once
+
+
+def test_the_shown_text_of_our_mail_does_not_convert_its_html_part(monkeypatch):
+    """``shown_text`` (a mail of ours, read to line a reply up with it) reads only the part a
+    reader sees: with a plain part, the HTML alternative is not converted; the text is the
+    one a player's mail of the same bytes shows."""
+    from referee.mail import bodytext
+    from referee.mail.compose import compose
+
+    raw = compose(
+        from_addr="referee@example.test",
+        from_name="Referee",
+        to_addr="bob@example.test",
+        to_name="Bob",
+        reply_to=None,
+        subject="Round 1",
+        text="Dear Bob,\n\nROULETTE\nGold: 40\n",
+        html="<p>Dear Bob,</p><p>ROULETTE<br>Gold: 40</p>",
+        message_id="m1@example.test",
+        date=datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc),
+        loop_value="referee@example.test",
+    )
+    converted = []
+    real = bodytext.html_to_text
+    monkeypatch.setattr(bodytext, "html_to_text", lambda *a, **k: converted.append(1) or real(*a, **k))
+    shown = bodytext.shown_text(raw)
+    assert shown == "Dear Bob,\n\nROULETTE\nGold: 40\n" and not converted
+    assert bodytext.read_body(raw, 1 << 20, 1 << 20, None).shown == shown and converted == [1]
