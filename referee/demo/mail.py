@@ -201,6 +201,8 @@ class RealMail:
     def keep(self, folder: Path) -> list[str]:
         """Copy every mailbox of the stack into ``folder/mail/<address>/`` (a Maildir each, the
         referee's with its Processed folder) before the stack goes; what the demo says of them."""
+        for client in [*self.clients.values(), self.referee_box]:
+            client.close()  # their connections, before the stack goes
         copies = folder / "mail"
         base = self.stack.dir / "mail" / self.stack.domain
         for user in self.stack.users:

@@ -39,8 +39,6 @@ and the ``status`` command, as in the other demos.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import io
 import random
 import re
@@ -163,8 +161,7 @@ class CachedClient(ScriptedClient):
         files.sort(key=lambda p: (p.stat().st_mtime, p.name))
         for path in files:
             if path not in self._parsed:
-                message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-                self._parsed[path] = Received(path, message)
+                self._parsed[path] = Received(path, raw=path.read_bytes())
         return [self._parsed[p] for p in files]
 
 

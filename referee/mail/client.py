@@ -22,34 +22,62 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
+from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import Any
 
 from referee.mail.maildir import deliver_to_maildir
 
 
-@dataclass
 class Received:
     """A mail as delivered: its fields are read once (the message does not change, and a
-    script reads a whole match's mailbox again before every answer)."""
+    script reads a whole match's mailbox again before every answer). Made from the file's
+    bytes, it is parsed only as far as it is read: the header fields from the header block
+    alone, the whole MIME tree (an HTML part, a calendar) on the first use of
+    :attr:`message` or :attr:`text` (a script reads the text of its latest mails, not of
+    every mail in the box)."""
 
-    path: Path
-    message: EmailMessage
+    __slots__ = ("path", "_message", "_raw", "__dict__")
+
+    def __init__(self, path: Path, message: EmailMessage | None = None, *, raw: bytes | None = None):
+        if message is None and raw is None:
+            raise TypeError("Received needs the message or its bytes")
+        self.path = path
+        self._message = message
+        self._raw = raw
+
+    def __repr__(self) -> str:
+        return f"Received(path={self.path!r}, subject={self.subject!r})"
+
+    @property
+    def message(self) -> EmailMessage:
+        if self._message is None:
+            assert self._raw is not None
+            self._message = email.message_from_bytes(self._raw, policy=email.policy.default)  # type: ignore[assignment]
+            self._raw = None
+        return self._message
+
+    @functools.cached_property
+    def _head(self) -> EmailMessage:
+        """The header fields, from the header block alone while the whole is not parsed."""
+        if self._message is not None:
+            return self._message
+        assert self._raw is not None
+        return BytesHeaderParser(policy=email.policy.default).parsebytes(self._raw)  # type: ignore[return-value]
 
     @functools.cached_property
     def subject(self) -> str:
-        return str(self.message.get("Subject", ""))
+        return str(self._head.get("Subject", ""))
 
     @functools.cached_property
     def message_id(self) -> str:
-        return str(self.message.get("Message-ID", "")).strip()
+        return str(self._head.get("Message-ID", "")).strip()
 
     @functools.cached_property
     def reply_address(self) -> str:
-        return str(self.message.get("Reply-To") or self.message.get("From"))
+        return str(self._head.get("Reply-To") or self._head.get("From"))
 
     @functools.cached_property
     def text(self) -> str:
@@ -86,8 +114,7 @@ class ScriptedClient:
         key = (path, size, mtime)
         mail = self._parsed.get(key)
         if mail is None:
-            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            mail = self._parsed[key] = Received(path, message)
+            mail = self._parsed[key] = Received(path, raw=path.read_bytes())
         return mail
 
     def unread(self) -> list[Received]:
@@ -184,20 +211,31 @@ class ImapClient(ScriptedClient):
         self._seen: set[str] = set()
         self._counter = 0
         self._cache: dict[tuple[str, bytes | None, int], Received] = {}  # (folder, UIDVALIDITY, UID)
+        # the Message-ID of each message seen, by (folder, UIDVALIDITY, UID): a wait reads the
+        # header of the new messages only (a SEARCH HEADER per id and poll read every message)
+        self._ids: dict[tuple[str, bytes | None, int], str] = {}
+        self._imap: imaplib.IMAP4 | None = None  # one connection, kept: a login per poll cost most of a wait
+
+    def close(self) -> None:
+        """Log out of the server (the next read logs in again)."""
+        imap, self._imap = self._imap, None
+        if imap is not None:
+            try:
+                imap.logout()
+            except (imaplib.IMAP4.error, OSError):
+                pass
 
     # ------------------------------------------------------------------ reading
 
     def all(self, folder: str = "INBOX") -> list[Received]:
         with self._session(folder) as imap:
-            validity = (imap.response("UIDVALIDITY")[1] or [None])[0]
-            uids = sorted(int(uid) for uid in _ok(imap.uid("SEARCH", "ALL"))[0].split())
+            validity, uids = self._uids(imap)
             missing = [uid for uid in uids if (folder, validity, uid) not in self._cache]
             if missing:
                 for part in _ok(imap.uid("FETCH", ",".join(map(str, missing)), "(UID BODY.PEEK[])")):
                     if isinstance(part, tuple) and (uid := _UID.search(part[0])):
-                        message = email.message_from_bytes(part[1], policy=email.policy.default)
                         number = int(uid.group(1))
-                        self._cache[(folder, validity, number)] = Received(Path(folder) / str(number), message)  # type: ignore[arg-type]
+                        self._cache[(folder, validity, number)] = Received(Path(folder) / str(number), raw=part[1])
         return [self._cache[(folder, validity, uid)] for uid in uids]
 
     def wait_for(
@@ -206,16 +244,14 @@ class ImapClient(ScriptedClient):
         """Wait until every one of ``message_ids`` is in the mailbox (in one of ``folders``; a
         Message-ID named twice, twice): a server answers an SMTP sender before it has stored
         the mail. Raises TimeoutError naming what did not come."""
-        wanted = Counter(f"<{message_id.strip().strip('<>')}>" for message_id in message_ids)
+        wanted = Counter(_bracketed(message_id) for message_id in message_ids)
         deadline = time.monotonic() + timeout
         folders = tuple(folders)
+        pause = 0.005  # polls soon after a send (delivery takes milliseconds on loopback), then less often
         while wanted:
             found: Counter[str] = Counter()
             for folder in folders:
-                with self._session(folder) as imap:
-                    for message_id in wanted:
-                        criteria = f'HEADER Message-ID "{message_id}"'
-                        found[message_id] += len(_ok(imap.uid("SEARCH", criteria))[0].split())
+                found.update(self._message_ids(folder))
             wanted = Counter({m: n for m, n in wanted.items() if found[m] < n})
             if wanted and time.monotonic() > deadline:
                 raise TimeoutError(
@@ -223,19 +259,64 @@ class ImapClient(ScriptedClient):
                     + ", ".join(sorted(wanted)[:3])
                 )
             if wanted:
-                time.sleep(0.05)  # a poll interval, not a wait for delivery
+                time.sleep(pause)  # a poll interval, not a wait for delivery
+                pause = min(2 * pause, 0.05)
+
+    def _message_ids(self, folder: str) -> list[str]:
+        """The Message-ID of every message in ``folder`` now (bracketed; "" for none): the
+        header fetched once per message."""
+        with self._session(folder) as imap:
+            validity, uids = self._uids(imap)
+            missing = [uid for uid in uids if (folder, validity, uid) not in self._ids]
+            if missing:
+                fetched = imap.uid("FETCH", ",".join(map(str, missing)), "(UID BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])")
+                for part in _ok(fetched):
+                    if isinstance(part, tuple) and (uid := _UID.search(part[0])):
+                        head = BytesHeaderParser(policy=email.policy.default).parsebytes(part[1])
+                        value = str(head.get("Message-ID", "")).strip()
+                        self._ids[(folder, validity, int(uid.group(1)))] = _bracketed(value) if value else ""
+        return [self._ids.get((folder, validity, uid), "") for uid in uids]
+
+    @staticmethod
+    def _uids(imap: imaplib.IMAP4) -> tuple[bytes | None, list[int]]:
+        """The selected folder's UIDVALIDITY and its messages' UIDs, in order."""
+        validity = (imap.response("UIDVALIDITY")[1] or [None])[0]
+        return validity, sorted(int(uid) for uid in _ok(imap.uid("SEARCH", "ALL"))[0].split())
 
     @contextmanager
     def _session(self, folder: str) -> Iterator[imaplib.IMAP4]:
-        imap = imaplib.IMAP4(self.host, self.imap_port, timeout=self.timeout)
-        try:
-            imap.login(self.username, self.password)
-            _ok(imap.select(f'"{folder}"', readonly=True))
-            yield imap
-        finally:
+        """The client's connection, logged in, with ``folder`` selected read-only (selected
+        again at every use: the server then shows what came and went since). A connection
+        the server closed (a restart) is made again once; one that fails in use is dropped,
+        so that the next use makes a new one."""
+        for attempt in (1, 2):
             try:
-                imap.logout()
-            except (imaplib.IMAP4.error, OSError):
+                if self._imap is None:
+                    imap = imaplib.IMAP4(self.host, self.imap_port, timeout=self.timeout)
+                    try:
+                        imap.login(self.username, self.password)
+                    except BaseException:
+                        imap.shutdown()
+                        raise
+                    self._imap = imap
+                _ok(self._imap.select(f'"{folder}"', readonly=True))
+                break
+            except (imaplib.IMAP4.abort, OSError):
+                self._drop()
+                if attempt == 2:
+                    raise
+        try:
+            yield self._imap
+        except (imaplib.IMAP4.abort, OSError):
+            self._drop()
+            raise
+
+    def _drop(self) -> None:
+        imap, self._imap = self._imap, None
+        if imap is not None:
+            try:
+                imap.shutdown()
+            except OSError:
                 pass
 
     # ------------------------------------------------------------------ writing
@@ -259,6 +340,10 @@ class ImapClient(ScriptedClient):
         message_id = str(message.get("Message-ID", "")).strip()
         self.sent.append((message_id, raw))
         return message_id
+
+
+def _bracketed(message_id: str) -> str:
+    return f"<{message_id.strip().strip('<>')}>"
 
 
 def _ok(answer: tuple[str, list[Any]]) -> list[Any]:

@@ -33,8 +33,6 @@ the end report, the archive and the ``status`` command, as in the other demos.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import random
 import re
 from dataclasses import dataclass, field
@@ -213,7 +211,7 @@ class MatchJackPlayer:
 
 
 def _read(path: Path) -> Received:
-    return Received(path, email.message_from_bytes(path.read_bytes(), policy=email.policy.default))
+    return Received(path, raw=path.read_bytes())
 
 
 def listed_amounts(text: str, word: str) -> tuple[int, int] | None:
