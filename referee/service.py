@@ -173,10 +173,14 @@ class Referee:
 
     def _decide_held(self, now: datetime) -> TickReport:
         report = TickReport()
-        last_event = self._last_event_id()
+        last_event: int | None = None  # read before the tick's first piece of work (none: nothing closed)
         self.clock.new_tick()
         while True:
             t_mail, t_start, t_deadline = self.clock.next_times(now)
+            if t_start is None and t_deadline is None and t_mail is None:
+                break  # nothing due (no mail waits that arrived by now)
+            if last_event is None:
+                last_event = self._last_event_id()
             if t_start is None and t_deadline is None:
                 report.merge(self.process_inbound(now))
                 break
@@ -188,7 +192,7 @@ class Referee:
             else:
                 report.started += self.start_due(boundary)
         report.start_failed = self.clock.start_failures
-        report.closed = self._closes_since(last_event)
+        report.closed = 0 if last_event is None else self._closes_since(last_event)
         report.reminders = self.send_reminders(now)
         return report
 

@@ -258,6 +258,11 @@ class Delivery:
         was due."""
         now = run.now
         with self.store.unit_of_work() as session:
+            if session.scalar(select(Outbox.id).where(Outbox.status == "pending").limit(1)) is None:
+                # nothing waits (the outbox after every flush that sent it all): no mail is due,
+                # no cause is down for waiting mail, and no claim names a holder
+                run.down = {} if run.down is None else run.down
+                return None
             postgresql = session.get_bind().dialect.name == "postgresql"
             if run.down is None:
                 run.down = self._down(session, now)

@@ -293,6 +293,8 @@ class Ingest:
         """Problems not met again in this run are solved (the file was read, moved or removed)."""
         try:
             with self.store.unit_of_work() as session:
+                if not report.sources_with_problems and session.scalar(select(InboxProblem.id).limit(1)) is None:
+                    return  # none recorded: nothing written
                 query = delete(InboxProblem)
                 if report.sources_with_problems:
                     query = query.where(InboxProblem.source.not_in(report.sources_with_problems))
