@@ -123,6 +123,8 @@ class Judge:
                 report.failed += self._failed(failing, exc, now)
                 continue
             report.merge(batch)
+            if len(found) < BATCH and len(rows) == len(found):
+                return report  # the batch held every mail that was waiting: no query for an empty one
 
     @staticmethod
     def _write(session: Session, rows: list[MailRow]) -> None:
