@@ -12,7 +12,6 @@ import random
 from email import policy, quoprimime
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -329,21 +328,9 @@ def test_the_shown_text_of_our_mail_does_not_convert_its_html_part(monkeypatch):
     reader sees: with a plain part, the HTML alternative is not converted; the text is the
     one a player's mail of the same bytes shows."""
     from referee.mail import bodytext
-    from referee.mail.compose import compose
+    from tests.mail.test_compose import make
 
-    raw = compose(
-        from_addr="referee@example.test",
-        from_name="Referee",
-        to_addr="bob@example.test",
-        to_name="Bob",
-        reply_to=None,
-        subject="Round 1",
-        text="Dear Bob,\n\nROULETTE\nGold: 40\n",
-        html="<p>Dear Bob,</p><p>ROULETTE<br>Gold: 40</p>",
-        message_id="m1@example.test",
-        date=datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc),
-        loop_value="referee@example.test",
-    )
+    raw = make(text="Dear Bob,\n\nROULETTE\nGold: 40\n", html="<p>Dear Bob,</p><p>ROULETTE<br>Gold: 40</p>")
     converted = []
     real = bodytext.html_to_text
     monkeypatch.setattr(bodytext, "html_to_text", lambda *a, **k: converted.append(1) or real(*a, **k))
