@@ -18,8 +18,10 @@ from typing import Any, NoReturn
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
 
 from referee.store.db import Store
+from referee.store.models import Base
 
 PG_URL = os.environ.get("REFEREE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
@@ -288,21 +290,115 @@ def pg_dropper(pg_admin) -> Iterator[Dropper]:
     assert not failed, f"test databases not dropped: {failed}"
 
 
+class PgWorkerDatabase:
+    """This worker's PostgreSQL database for the tests on ``db_url[postgresql]``: a copy of the
+    template, emptied after each test and handed to the next, instead of a copy made and
+    dropped per test (a CREATE DATABASE ... TEMPLATE and its DROP cost the server about 0.1 s
+    of CPU, and the test 0.2 s of waiting, some 320 times a run).
+
+    Emptied in one transaction: every other connection to it ended (what a test left open),
+    the rows of every table deleted (the referencing tables first) and every sequence
+    restarted; then the schema is checked to be the template's (the same tables, sequences
+    and migration). A database that cannot be emptied so, or whose schema a test changed, is
+    dropped and the next test gets a fresh copy: every test starts on a migrated, empty
+    database, as on a copy of its own."""
+
+    def __init__(self, admin, dropper: Dropper, template: str) -> None:
+        self.admin, self.dropper, self.template = admin, dropper, template
+        self.current: tuple[str, str] | None = None
+        self.schema: tuple[Any, ...] | None = None
+
+    def take(self) -> str:
+        if self.current is None:
+            self.current = _fresh_pg_database(self.admin, template=self.template)
+            if self.schema is None:  # the template's, read on its first copy
+                engine = create_engine(self.current[1], poolclass=NullPool)
+                try:
+                    with engine.connect() as conn:
+                        schema = _pg_schema(conn)
+                        rows = sum(conn.scalar(text(f'SELECT count(*) FROM "{t}"')) for t in schema[0])
+                finally:
+                    engine.dispose()
+                # a template with rows of its own could not be restored by deleting rows
+                self.schema = schema if rows == 0 else ()
+        return self.current[1]
+
+    def give_back(self) -> None:
+        if self.current is None:
+            return
+        name, url = self.current
+        try:
+            emptied = self._empty(url)
+        except Exception:
+            emptied = False
+        if not emptied:
+            self.current = None
+            self.dropper.drop(name)
+
+    def _empty(self, url: str) -> bool:
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid, 60000) FROM pg_stat_activity"
+                        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                )
+                schema = _pg_schema(conn)
+                if schema != self.schema:
+                    return False
+                tables, sequences, _ = schema
+                order = [t.name for t in reversed(Base.metadata.sorted_tables) if t.name in tables]
+                order += sorted(set(tables) - set(order))
+                for table in order:
+                    conn.execute(text(f'DELETE FROM "{table}"'))
+                for sequence in sequences:
+                    conn.execute(text(f'ALTER SEQUENCE "{sequence}" RESTART'))
+            return True
+        finally:
+            engine.dispose()
+
+
+def _pg_schema(conn) -> tuple[Any, ...]:
+    """The tables (but the migrations' own), sequences and migration of a database."""
+    tables = tuple(
+        conn.scalars(
+            text(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                " AND tablename <> 'alembic_version' ORDER BY tablename"
+            )
+        )
+    )
+    sequences = tuple(
+        conn.scalars(text("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1"))
+    )
+    version = tuple(conn.scalars(text("SELECT version_num FROM alembic_version ORDER BY 1")))
+    return tables, sequences, version
+
+
+@pytest.fixture(scope="session")
+def pg_worker_database(pg_admin, pg_dropper, pg_template) -> Iterator[PgWorkerDatabase]:
+    database = PgWorkerDatabase(pg_admin, pg_dropper, pg_template)
+    yield database
+    if database.current is not None:
+        pg_dropper.drop(database.current[0])
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_url(request, tmp_path) -> Iterator[str]:
-    """A migrated, empty database on each backend (a copy of the worker's template)."""
+    """A migrated, empty database on each backend: on SQLite a copy of the worker's template;
+    on PostgreSQL the worker's database, emptied after each test (PgWorkerDatabase)."""
     if request.param == "sqlite":
         path = tmp_path / "referee.db"
         shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
         yield f"sqlite:///{path}"
         return
-    admin = request.getfixturevalue("pg_admin")
-    dropper = request.getfixturevalue("pg_dropper")
-    name, url = _fresh_pg_database(admin, template=request.getfixturevalue("pg_template"))
+    database = request.getfixturevalue("pg_worker_database")
     try:
-        yield url
+        yield database.take()
     finally:
-        dropper.drop(name)
+        database.give_back()
 
 
 @pytest.fixture
