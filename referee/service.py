@@ -24,7 +24,7 @@ from collections.abc import Coroutine
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from referee.config import ServiceConfig
 from referee.match.book import MATCH_CONTEXT, MatchBook, replay
@@ -52,6 +52,11 @@ CLEAN_TMP_LATEST = timedelta(days=1)  # ...or on any tick once it has not been f
 DECIDE_WAIT = 300.0  # seconds a tick waits for another process to finish deciding (referee.store.lease)
 
 T = TypeVar("T")
+
+# Asked at every tick: built once (SQLAlchemy then finds their compiled form without building
+# and hashing them again)
+_LAST_EVENT = select(func.coalesce(func.max(Event.id), 0))
+_CLOSES_SINCE = select(func.count()).select_from(Event).where(Event.id > bindparam("since"), Event.kind == "timeout")
 
 
 def run_now(work: Coroutine[Any, Any, T]) -> T:
@@ -294,11 +299,9 @@ class Referee:
 
     def _last_event_id(self) -> int:
         with self.store.unit_of_work() as session:
-            return session.scalar(select(func.coalesce(func.max(Event.id), 0)))
+            return session.scalar(_LAST_EVENT)
 
     def _closes_since(self, event_id: int) -> int:
         """Steps closed (committed) since ``event_id``: also those a late-processed mail closed."""
         with self.store.unit_of_work() as session:
-            return session.scalar(
-                select(func.count()).select_from(Event).where(Event.id > event_id, Event.kind == "timeout")
-            )
+            return session.scalar(_CLOSES_SINCE, {"since": event_id})

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -52,8 +52,12 @@ class Clock:
     # ------------------------------------------------------------------ what is due
 
     def next_times(self, now: datetime) -> tuple[datetime | None, datetime | None, datetime | None]:
-        """The earliest pending mail arrival, match start and deadline, each at or before ``now``."""
+        """The earliest pending mail arrival, match start and deadline, each at or before ``now``:
+        one statement, built once (:data:`_NEXT_TIMES`), unless a match failed in this tick."""
         with self.store.unit_of_work() as session:
+            if not self.broken:
+                mail, start, deadline = session.execute(_NEXT_TIMES, {"now": now}).one()
+                return utc(mail), utc(start), utc(deadline)
             mail = session.scalar(
                 select(func.min(Inbound.received_at)).where(Inbound.status == "pending", Inbound.received_at <= now)
             )
@@ -177,14 +181,28 @@ def _name(match: Match, key: str) -> str:
     return next((seat.player.name for seat in match.seats if seat.player.key == key), key)
 
 
-def start_due_by(now: datetime) -> tuple[Any, ...]:
-    """Where-clauses: scheduled matches whose start has come by ``now``."""
+def start_due_by(now: Any) -> tuple[Any, ...]:
+    """Where-clauses: scheduled matches whose start has come by ``now`` (an instant, or a bound
+    parameter for one)."""
     return (Match.status == "scheduled", Match.starts_at <= now, Match.problem.is_(None))
 
 
-def deadline_due_by(now: datetime) -> tuple[Any, ...]:
+def deadline_due_by(now: Any) -> tuple[Any, ...]:
     """Where-clauses: running matches whose deadline has passed by ``now``."""
     return (Match.status == "running", Match.deadline <= now)
+
+
+# Clock.next_times's question, asked at every tick: built once, with the instant as a bound
+# parameter, so that SQLAlchemy finds its compiled form without building and hashing the
+# statement again (a statement object keeps its cache key); one round trip for the three.
+_NOW = bindparam("now")
+_NEXT_TIMES = select(
+    select(func.min(Inbound.received_at))
+    .where(Inbound.status == "pending", Inbound.received_at <= _NOW)
+    .scalar_subquery(),
+    select(func.min(Match.starts_at)).where(*start_due_by(_NOW)).scalar_subquery(),
+    select(func.min(Match.deadline)).where(*deadline_due_by(_NOW)).scalar_subquery(),
+)
 
 
 def utc(value: datetime | None) -> datetime | None:

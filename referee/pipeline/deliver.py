@@ -151,6 +151,26 @@ _COLUMNS = (
     Outbox.fail_cause,
     Outbox.claimed_by,
 )
+# The questions of every flush, built once with the instant as a bound parameter (SQLAlchemy
+# then finds their compiled form without building and hashing them again); the claim's own
+# query is built here for its usual case: no ended holder's claims to take over, no cause
+# that worked again in this flush.
+_NOW = bindparam("now")
+_ANY_PENDING = select(Outbox.id).where(Outbox.status == "pending").limit(1)
+_LATEST_FAILURES = (
+    select(Outbox.fail_cause, func.max(Outbox.failed_at))
+    .where(Outbox.status == "pending", Outbox.fail_cause.in_(TRANSPORT_WIDE), Outbox.failed_at < _NOW)
+    .group_by(Outbox.fail_cause)
+)
+_LATEST_SUCCESS = select(func.max(Outbox.sent_at)).where(Outbox.sent_at < _NOW)
+_HOLDERS = select(Outbox.claimed_by).where(Outbox.status == "pending", Outbox.claimed_by.is_not(None)).distinct()
+_CLAIM = (
+    select(*_COLUMNS)
+    .where(Outbox.status == "pending", Outbox.claimed_by.is_(None), Outbox.next_attempt_at <= _NOW)
+    .order_by(Outbox.id)
+    .limit(BATCH)
+)
+_CLAIM_LOCKING = _CLAIM.with_for_update(skip_locked=True)  # PostgreSQL: rows another claim holds are passed
 
 
 @dataclass
@@ -258,7 +278,7 @@ class Delivery:
         was due."""
         now = run.now
         with self.store.unit_of_work() as session:
-            if session.scalar(select(Outbox.id).where(Outbox.status == "pending").limit(1)) is None:
+            if session.scalar(_ANY_PENDING) is None:
                 # nothing waits (the outbox after every flush that sent it all): no mail is due,
                 # no cause is down for waiting mail, and no claim names a holder
                 run.down = {} if run.down is None else run.down
@@ -273,10 +293,13 @@ class Delivery:
             wanted = [Outbox.next_attempt_at <= now]
             wanted += [and_(Outbox.fail_cause == cause, Outbox.failed_at < now) for cause in sorted(run.cleared)]
             base = select(*_COLUMNS).where(Outbox.status == "pending", claimable)
-            query = base.where(or_(*wanted)).order_by(Outbox.id).limit(BATCH)
-            if postgresql:
-                query = query.with_for_update(skip_locked=True)
-            rows = list(session.execute(query).all())
+            if ended or run.cleared:
+                query = base.where(or_(*wanted)).order_by(Outbox.id).limit(BATCH)
+                if postgresql:
+                    query = query.with_for_update(skip_locked=True)
+                rows = list(session.execute(query).all())
+            else:  # the usual case, asked with the statement built once
+                rows = list(session.execute(_CLAIM_LOCKING if postgresql else _CLAIM, {"now": now}).all())
             if not run.probed:
                 run.probed = True
                 rows += self._probes(session, run, base, rows, postgresql)
@@ -372,25 +395,15 @@ class Delivery:
     def _down(self, session: Any, now: datetime) -> dict[str, datetime]:
         """The disk or the server failing as this flush begins: the cause of waiting mail
         whose latest failure is later than the latest success (cause -> that failure)."""
-        latest = dict(
-            session.execute(
-                select(Outbox.fail_cause, func.max(Outbox.failed_at))
-                .where(Outbox.status == "pending", Outbox.fail_cause.in_(TRANSPORT_WIDE), Outbox.failed_at < now)
-                .group_by(Outbox.fail_cause)
-            ).all()
-        )
+        latest = dict(session.execute(_LATEST_FAILURES, {"now": now}).all())
         if not latest:
             return {}
-        success = session.scalar(select(func.max(Outbox.sent_at)).where(Outbox.sent_at < now))
+        success = session.scalar(_LATEST_SUCCESS, {"now": now})
         return {cause: at for cause, at in latest.items() if at is not None and (success is None or at > success)}
 
     def _ended(self, session: Any, run: _Run) -> set[int]:
         """The holders named by claims in the outbox that have ended (not this flush's own)."""
-        holders = set(
-            session.scalars(
-                select(Outbox.claimed_by).where(Outbox.status == "pending", Outbox.claimed_by.is_not(None)).distinct()
-            )
-        )
+        holders = set(session.scalars(_HOLDERS))
         if run.holder is not None:
             holders.discard(run.holder.key)
         return lease.gone(self.store, holders)

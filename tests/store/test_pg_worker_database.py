@@ -45,6 +45,7 @@ def test_the_next_test_gets_the_database_empty_with_its_sequences_restarted(pg_a
     left_open.begin()
     left_open.execute(text("SELECT * FROM seasons FOR UPDATE"))
     database.give_back()
+    left_open.invalidate()  # ended by the emptying: closed here without a rollback
     engine.dispose()
 
     assert database.take() == url  # the same database, emptied
