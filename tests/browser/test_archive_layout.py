@@ -102,7 +102,11 @@ def test_every_page_of_every_game_fits_and_shows_no_internals(open_tab, sites, t
                 problems.append(f"{where}: chart text {got['chartText']:.1f} px")
             if page_kind not in seen.setdefault(name, set()):
                 seen[name].add(page_kind)
-                tab.page.screenshot(path=str(shots / f"{name}-{page_kind}-{device}.png"), full_page=True)
+                # one pixel per CSS pixel (a phone's is half as wide and tall as at its
+                # device scale: the layout shows as well, at a quarter of the encoding;
+                # tests/browser/test_archive_site.py keeps its screenshots at device scale)
+                shot = shots / f"{name}-{page_kind}-{device}.png"
+                tab.page.screenshot(path=str(shot), full_page=True, scale="css")
     print(
         f"\n{device}: {sum(1 for s in sites.values() for _ in s.rglob('*.html'))} pages in "
         f"{time.monotonic() - started:.1f} s; screenshots in {shots}"
