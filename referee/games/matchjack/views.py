@@ -108,7 +108,10 @@ def view(state: State, player: str | None) -> dict[str, Any]:
     card and the spent cards, their own face-down card; their own pending stay choice,
     garnets, guesses and answers; what they may do now. Never a face-down card of
     another player before the showdown, the pile order, a bot's rule before the end,
-    another player's pending choice or guess."""
+    another player's pending choice or guess. ``history``: every finished hand's public
+    record in the public view (the archive's rounds and chart); in a player's, the last
+    finished hand's only (what their mails tell: each is a copy, and a late hand's view
+    would otherwise copy every earlier hand for every mail)."""
     if player is not None:
         require_player(state, player)
     over = state["result"] is not None
@@ -139,7 +142,7 @@ def view(state: State, player: str | None) -> dict[str, Any]:
         "bots": {name: list(botlib.BOTS[name]) for name in SETS},
         "rules": dict(state["rules"]) if over else None,
         "rewards": list(state["rewards"]),
-        "history": state["history"],
+        "history": state["history"] if player is None else state["history"][-1:],
         "final": state["final"],
         "result": state["result"],
         "you": player,
