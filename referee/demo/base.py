@@ -15,6 +15,7 @@ Also here, for every game's scripted players: the two players of the two-seat de
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
@@ -61,7 +62,7 @@ PLAYERS = {
 TWO_SEATS = {key: (name, tz, True) for key, (name, tz) in PLAYERS.items()}
 
 
-class Script:
+class Script(ABC):
     """One game's script of its demo match, built by the director with itself
     (``DEMO.script(director)``). The director ticks the referee at the match's start, prints
     :meth:`opening`, then calls :meth:`play` until it returns False (at most ``max_steps``
@@ -78,9 +79,9 @@ class Script:
         """Lines said once the match has started, before its play (who sits where)."""
         return ()
 
+    @abstractmethod
     def play(self) -> bool:
         """Play the open step (or the next event of the script); False once the match is over."""
-        raise NotImplementedError
 
     def check(self) -> tuple[bool, list[str]]:
         """Whether the mail went where it should, and the lines the end report says of it."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from abc import ABC, abstractmethod
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -140,14 +141,15 @@ _live: set[tuple[str, int]] = set()  # the holders of in-memory databases: (url,
 _live_guard = threading.Lock()
 
 
-class Holder:
+class Holder(ABC):
     """A holder of claims, alive until :meth:`release` (or its process's end). ``key``: what
-    its claims record."""
+    its claims record. One kind per way of holding (the kinds below)."""
 
     key: int
 
-    def release(self) -> None:  # pragma: no cover - the kinds below
-        raise NotImplementedError
+    @abstractmethod
+    def release(self) -> None:
+        """End the holding: its claims may be taken over."""
 
 
 def holder(store: Store) -> Holder:
