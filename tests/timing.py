@@ -28,19 +28,27 @@ def cpu_cost(work: Callable[[], object], tries: int = 3) -> float:
 
 
 def growth(
-    small: Callable[[], object], large: Callable[[], object], bound: float, rounds: int = 3
+    small: Callable[[], object],
+    large: Callable[[], object],
+    bound: float,
+    rounds: int = 3,
+    slack: float = 0.0,
+    floor: float = 0.0,
+    measure: Callable[[Callable[[], object]], float] = cpu_cost,
 ) -> tuple[float, float]:
-    """``(cpu_cost(small), cpu_cost(large))``, measured again (up to ``rounds`` times in all)
-    while ``large`` costs ``bound`` times ``small`` or more; the pair with the lowest ratio.
-    A millisecond's work on a busy machine can lose its caches to another process once (a
-    ratio of 12.4 was seen for a linear parse at 4x the input); work that really grows
-    faster than ``bound`` does so every time, and is still caught."""
+    """``(measure(small), measure(large))``, measured again (up to ``rounds`` times in all)
+    while ``large`` costs ``bound`` times ``small`` (at least ``floor`` seconds; plus
+    ``slack`` seconds) or more; the
+    pair with the lowest ratio. A millisecond's work on a busy machine can lose its caches
+    to another process once (a ratio of 12.4 was seen for a linear parse at 4x the input);
+    work that really grows faster than ``bound`` does so every time, and is still caught.
+    The caller asserts on the pair it gets, with the same bound, so a failure shows it."""
     best: tuple[float, float] | None = None
     for _ in range(rounds):
-        pair = cpu_cost(small), cpu_cost(large)
+        pair = measure(small), measure(large)
         if best is None or pair[1] / max(pair[0], 1e-9) < best[1] / max(best[0], 1e-9):
             best = pair
-        if best[1] < bound * max(best[0], 1e-4):
+        if best[1] < bound * max(best[0], floor) + slack:
             break
     assert best is not None
     return best

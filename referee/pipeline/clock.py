@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from referee.games.base import GameError
-from referee.pipeline import BATCH, batch_work
+from referee.pipeline import BATCH, NOW, batch_work
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
@@ -195,13 +195,12 @@ def deadline_due_by(now: Any) -> tuple[Any, ...]:
 # Clock.next_times's question, asked at every tick: built once, with the instant as a bound
 # parameter, so that SQLAlchemy finds its compiled form without building and hashing the
 # statement again (a statement object keeps its cache key); one round trip for the three.
-_NOW = bindparam("now")
 _NEXT_TIMES = select(
     select(func.min(Inbound.received_at))
-    .where(Inbound.status == "pending", Inbound.received_at <= _NOW)
+    .where(Inbound.status == "pending", Inbound.received_at <= NOW)
     .scalar_subquery(),
-    select(func.min(Match.starts_at)).where(*start_due_by(_NOW)).scalar_subquery(),
-    select(func.min(Match.deadline)).where(*deadline_due_by(_NOW)).scalar_subquery(),
+    select(func.min(Match.starts_at)).where(*start_due_by(NOW)).scalar_subquery(),
+    select(func.min(Match.deadline)).where(*deadline_due_by(NOW)).scalar_subquery(),
 )
 
 

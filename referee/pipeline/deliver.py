@@ -94,7 +94,7 @@ from sqlalchemy.orm import load_only
 from referee.mail.compose import with_late_note
 from referee.mail.transport import MailSender, OutboundMail, SendResult
 from referee.match import opensteps
-from referee.pipeline import BATCH
+from referee.pipeline import BATCH, NOW
 from referee.store import lease
 from referee.store.db import Store
 from referee.store.models import Match, Outbox
@@ -155,18 +155,17 @@ _COLUMNS = (
 # then finds their compiled form without building and hashing them again); the claim's own
 # query is built here for its usual case: no ended holder's claims to take over, no cause
 # that worked again in this flush.
-_NOW = bindparam("now")
 _ANY_PENDING = select(Outbox.id).where(Outbox.status == "pending").limit(1)
 _LATEST_FAILURES = (
     select(Outbox.fail_cause, func.max(Outbox.failed_at))
-    .where(Outbox.status == "pending", Outbox.fail_cause.in_(TRANSPORT_WIDE), Outbox.failed_at < _NOW)
+    .where(Outbox.status == "pending", Outbox.fail_cause.in_(TRANSPORT_WIDE), Outbox.failed_at < NOW)
     .group_by(Outbox.fail_cause)
 )
-_LATEST_SUCCESS = select(func.max(Outbox.sent_at)).where(Outbox.sent_at < _NOW)
+_LATEST_SUCCESS = select(func.max(Outbox.sent_at)).where(Outbox.sent_at < NOW)
 _HOLDERS = select(Outbox.claimed_by).where(Outbox.status == "pending", Outbox.claimed_by.is_not(None)).distinct()
 _CLAIM = (
     select(*_COLUMNS)
-    .where(Outbox.status == "pending", Outbox.claimed_by.is_(None), Outbox.next_attempt_at <= _NOW)
+    .where(Outbox.status == "pending", Outbox.claimed_by.is_(None), Outbox.next_attempt_at <= NOW)
     .order_by(Outbox.id)
     .limit(BATCH)
 )

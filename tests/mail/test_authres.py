@@ -6,13 +6,13 @@ is linear and bounded."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pytest
 
 from referee.mail import authres
 from referee.mail.authres import aligned, parse, sender_confirmed
 from referee.mail.parse import parse_headers
+from tests.timing import growth
 
 # as Gmail writes it (mx.google.com receiving mail from example.com)
 # (the long lines of the samples are folded here where a server may fold them: at whitespace)
@@ -221,15 +221,6 @@ def test_alignment(domain, from_domain, expected):
 # ---------------------------------------------------------------------------- bounded work
 
 
-def _cpu(work: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize(
     "piece",
     ["(", ")", '"', "\\", ";", "=", "a=", "; a=b", "(a;b)", '"a;b"', "x.y=z ", "dkim/1=pass ", " \t"],
@@ -237,7 +228,7 @@ def _cpu(work: Callable[[], object]) -> float:
 def test_the_parser_is_linear(monkeypatch, piece):
     monkeypatch.setattr(authres, "VALUE_LIMIT", 10**7)  # time the scanner itself, not the cap
     small, large = "mx.example.org; " + piece * 20_000, "mx.example.org; " + piece * 80_000
-    t_small, t_large = _cpu(lambda: parse(small)), _cpu(lambda: parse(large))
+    t_small, t_large = growth(lambda: parse(small), lambda: parse(large), 12, floor=1e-4)
     assert t_large < 12 * max(t_small, 1e-4), f"{piece!r}: {t_small * 1e3:.2f} ms -> {t_large * 1e3:.2f} ms"
 
 

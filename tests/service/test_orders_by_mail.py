@@ -21,7 +21,7 @@ from referee.season.orders import MAX_ORDERS, MAX_PROBLEMS, read_orders
 from referee.status import status_text
 from referee.store.models import Event, Inbound, Match, Outbox, SeasonEvent
 
-from ..timing import cpu_cost
+from ..timing import growth
 from .harness import SEASON, START, World, outbox_rows
 from .test_mail_safety import ROULETTE, deliver, inbound_rows, raw_mail, reply_address
 
@@ -606,8 +606,8 @@ def test_the_parser_refuses_a_line_saying_why(line, says):
 
 
 def test_the_parser_is_linear_on_long_lines():
-    def cost(n: int) -> float:
-        texts = [
+    def texts(n: int) -> list[str]:
+        return [
             "PAUSE " + "m1 " * n + ": x",
             "ANNOUNCE SEASON\n" + "word " * n + "\nEND",
             "EXTEND " + "a" * (5 * n) + " 1h",
@@ -615,10 +615,12 @@ def test_the_parser_is_linear_on_long_lines():
             "x" * (5 * n),
             ("STATUS\n" * n),
         ]
-        return cpu_cost(lambda: [read_orders(text) for text in texts])  # tests/timing.py
 
-    cost(1000)  # warm up
-    small, large = cost(20_000), cost(160_000)
+    def reading(n: int):
+        return lambda: [read_orders(text) for text in texts(n)]
+
+    reading(1000)()  # warm up
+    small, large = growth(reading(20_000), reading(160_000), 8 * 2.5)  # tests/timing.py
     assert large < 8 * small * 2.5, (small, large)  # 8 times the text, about 8 times the time
     read = read_orders("STATUS\n" * 100_000)  # bounded: reading stops at the first command too many
     assert len(read.orders) == MAX_ORDERS and len(read.problems) == 1
