@@ -253,3 +253,63 @@ def test_a_name_or_address_too_long_for_its_column_is_refused_at_its_toml_line(t
         assert found in str(refused.value), str(refused.value)
     path.write_text(base.format(season="S" * 200, name="N" * 200, email="a@x.test"))
     assert load_season(path).players[0].name == "N" * 200  # as long as the column holds
+
+
+@pytest.mark.parametrize(
+    "key, says",
+    [
+        ("LGT", "the LGT (the house)"),
+        ("SEASON", "the season"),
+        ("pot", "the pot"),
+        ("pot-main", "the Main table's pot"),
+    ],
+)
+def test_a_player_id_that_is_an_account_of_the_ledger_is_refused_at_its_line(tmp_path, key, says):
+    """The ledger books a pot, a bank, the house by the same account names as the players:
+    a player with such an id would share their balance. The names come from the games'
+    ``GameType.accounts``, so a new game's accounts are refused as well."""
+    from referee.config import load_season
+
+    path = tmp_path / "season.toml"
+    path.write_text(
+        '[season]\nid = "s"\n'
+        '[[players]]\nid = "a"\nemail = "a@x.test"\n'
+        f'[[players]]\nid = "{key}"\nemail = "b@x.test"\n'
+        '[[matches]]\nid = "m1"\ngame = "stationary-roulette"\nplayers = ["a", "b"]\n'
+        'start = "2027-01-01T00:00:00Z"\n'
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_season(path)
+    assert f"{path}:6 [[players]] #2: id {key!r} is an account of the ledger ({says}" in str(refused.value)
+    assert "pot-lost" in str(refused.value) and "table" in str(refused.value)  # the whole list
+
+
+def test_a_new_games_accounts_are_reserved_too(monkeypatch):
+    from dataclasses import replace
+
+    from referee.games import GAMES, accounts
+
+    roulette = GAMES["stationary-roulette"]
+
+    class Toy:
+        name, title, min_players, max_players = "toy", "Toy", 2, 2
+        game_type = replace(roulette.game_type, accounts={"kitty": "the kitty"})
+
+    monkeypatch.setitem(GAMES, "toy", Toy())
+    assert accounts()["kitty"] == "the kitty"
+    data = {**BASE, "players": [*BASE["players"], {"id": "kitty", "email": "k@x.test"}], "matches": [match()]}
+    with pytest.raises(ConfigError, match=r"id 'kitty' is an account of the ledger \(the kitty\)"):
+        parse_season(data, "t")
+
+
+def test_a_game_type_refuses_titles_that_name_missing_groups_and_the_season_s_accounts():
+    from dataclasses import replace
+
+    from referee.games import GAMES
+
+    roulette = GAMES["stationary-roulette"].game_type
+    with pytest.raises(ValueError, match=r"'Round \{0\}, turn \{1\}' names a group the pattern"):
+        replace(roulette, step_titles=((r"round-(\d+)", "Round {0}, turn {1}"),))
+    with pytest.raises(ValueError, match="cannot be LGT or SEASON"):
+        replace(roulette, accounts={"SEASON": "the pot"})
+    assert replace(roulette, step_titles=((r"turn-(\d+)-(\d+)", "Turn {1} of hand {0}"),)).step_titles

@@ -63,7 +63,12 @@ def test_a_registered_game_plays_its_demo_by_mail_through_the_generic_director(
         r"^  (alice|bob) took the last counter\.$", out, re.M
     )
     assert re.search(r"^Mails: alice \d+, bob \d+\.$", out, re.M)
-    assert (folder / "archive" / "seasons" / "demo" / "matches" / "demo-1" / "index.html").is_file()
+    match_pages = folder / "archive" / "seasons" / "demo" / "matches" / "demo-1"
+    assert (match_pages / "index.html").is_file()
+    # the ledger and the events name the game's accounts and steps as its package does
+    ledger, events = (match_pages / "ledger-1.html").read_text(), (match_pages / "events-1.html").read_text()
+    assert "from <bdi>the pile</bdi>" in ledger and re.search(r"<td>Turn \d+</td>", ledger)
+    assert re.search(r"<td>Turn \d+</td>", events) and "a step of the match" not in ledger + events
     season = (folder / "season.toml").read_text()
     assert 'game = "pile"' in season and "options = { pile = 9 }" in season
     monkeypatch.chdir(folder)

@@ -33,14 +33,13 @@ from referee.archive.chain import public_events
 from referee.bidi import FSI, PDI, isolate_names
 from referee.archive.rounds import Round, match_rounds, public_view
 from referee.config import seat_role, silent_roles
-from referee.games import GAMES
-from referee.games.base import HOUSE, MATCH_CHIPS, SEASON_CHIPS, SIMULTANEOUS, open_steps
+from referee.games import GAMES, accounts
+from referee.games.base import MATCH_CHIPS, SEASON_CHIPS, SIMULTANEOUS, open_steps
 from referee.match.seals import seal
 from referee.season.record import control_record, season_events, sentence
 from referee.store.models import Event, LedgerEntry, Match, Player, Season, SeasonEvent, Seat
 
 __all__ = [
-    "ACCOUNTS",
     "FSI",
     "PDI",
     "LedgerHistory",
@@ -68,21 +67,6 @@ __all__ = [
     "stamps",
 ]
 
-# the accounts that are not players, as a reader knows them
-ACCOUNTS = {
-    HOUSE: "the LGT (the house)",
-    "SEASON": "the season",
-    "pot": "the pot",
-    # a MatchJack table's pots, its automated players and what nobody may keep
-    "pot-main": "the Main table's pot",
-    "pot-lost": "the Lost table's pot",
-    "bots": "the automated players",
-    "discard": "discarded",
-    # Betting Minority's table, the bank that pays the doubling and the chips out of play
-    "table": "the table",
-    "bank": "the bank",
-    "out": "out of play",
-}
 
 OUTCOMES = ("win", "draw", "loss")
 
@@ -738,10 +722,11 @@ class SeasonLedger:
             LedgerEntry.amount,
         ).where(LedgerEntry.season_id == self.season_id, LedgerEntry.currency != MATCH_CHIPS)
         if not self.whole:
-            accounts = sorted({a for e in wanted for a in (e.from_account, e.to_account) if a not in ACCOUNTS})
+            named = accounts()
+            players = sorted({a for e in wanted for a in (e.from_account, e.to_account) if a not in named})
             last = max((e.at, e.id) for e in wanted)
             query = query.where(
-                or_(LedgerEntry.to_account.in_(accounts), LedgerEntry.from_account.in_(accounts)),
+                or_(LedgerEntry.to_account.in_(players), LedgerEntry.from_account.in_(players)),
                 LedgerEntry.at <= last[0],
             )
         balance: dict[tuple[str, str], int] = defaultdict(int)

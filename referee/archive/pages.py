@@ -29,7 +29,6 @@ from markupsafe import Markup
 from referee.archive.charts import line_chart, number
 from referee.bidi import isolate_names
 from referee.archive.model import (
-    ACCOUNTS,
     FSI,
     PDI,
     MatchPage,
@@ -39,6 +38,7 @@ from referee.archive.model import (
     SeasonPage,
 )
 from referee.archive.rounds import Round
+from referee.games import GAMES, accounts
 from referee.render import environment
 from referee.timefmt import iso, local_time
 
@@ -245,7 +245,8 @@ def named(text: str, names: Mapping[str, str]) -> Markup:
     (the pot, the house) are left as the text has them."""
     if not text:
         return Markup("")
-    people = {key: name for key, name in names.items() if key and name and key not in ACCOUNTS}
+    known = accounts()
+    people = {key: name for key, name in names.items() if key and name and key not in known}
     words = {**people, **{name: name for name in people.values()}}
     pattern = re.compile(
         r"(?<![\w@.-])(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")(?![\w@-])"
@@ -257,49 +258,20 @@ def named(text: str, names: Mapping[str, str]) -> Markup:
     return out + text[last:]
 
 
-# What a reader calls a match's steps: the games' step keys (referee.games.*), as their titles
-# say them in the mails. A key no pattern knows is shown as "a step of the match" (never the key).
-_STEP_TITLES: tuple[tuple[re.Pattern[str], Any], ...] = tuple(
-    (re.compile(pattern), title)
-    for pattern, title in (
-        (r"round-0", lambda m: "Preparation phase"),
-        (r"round-(\d+)", lambda m: f"Round {m[1]}"),
-        (r"round-(\d+)-turn-(\d+)", lambda m: f"Round {m[1]}, turn {m[2]}"),
-        (r"hand-(\d+)-(\d+)", lambda m: f"Hand {m[1]}, action {m[2]}"),
-        (r"hand-(\d+)", lambda m: f"Hand {m[1]}"),
-        (r"start", lambda m: "The start"),
-        (r"marker", lambda m: "The starting marker"),
-        (r"r(\d+)-send-(\d+)", lambda m: f"Round {m[1]}, placement {m[2]}"),
-        (r"r(\d+)-bet-(\d+)", lambda m: f"Round {m[1]}, betting turn {m[2]}"),
-        (r"r(\d+)-bet-(\d+)-extension", lambda m: f"Round {m[1]}, betting turn {m[2]} (extended)"),
-        (r"r(\d+)-payout", lambda m: f"Round {m[1]}, payout"),
-        (r"h(\d+)-stay", lambda m: f"Hand {m[1]}, stay or fold"),
-        (r"h(\d+)-guess", lambda m: f"Hand {m[1]}, guesses"),
-        (
-            r"h(\d+)-(main|lost)-bet(\d+)-(\d+)",
-            lambda m: f"Hand {m[1]}, {m[2].title()} table, betting round {m[3]}, turn {m[4]}",
-        ),
-        (r"h(\d+)-(main|lost)-act-(\d+)", lambda m: f"Hand {m[1]}, {m[2].title()} table, action of seat {m[3]}"),
-        (r"h(\d+)-(main|lost)-showdown", lambda m: f"Hand {m[1]}, {m[2].title()} table, showdown"),
-        (r"h(\d+)-(main|lost)-done", lambda m: f"Hand {m[1]}, {m[2].title()} table"),
-        (r"h(\d+)", lambda m: f"Hand {m[1]}"),
-        (r"break-(\d+)", lambda m: f"Break after hand {m[1]}"),
-        (r"nominate-1", lambda m: "Nomination of the DMO"),
-        (r"nominate-(\d+)", lambda m: f"Nomination of the DMO (round {m[1]})"),
-        (r"col-(\d+)", lambda m: "Certificate of life"),
-    )
-)
-
-
-def step_title(key: str | None) -> str:
-    """A step's title as the mails name it (``h3-main-bet1-2`` -> ``Hand 3, Main table,
-    betting round 1, turn 2``); empty for no step."""
+def step_title(key: str | None, game: str | None = None) -> str:
+    """A step's title as the game's mails name it (``h3-main-bet1-2`` of MatchJack ->
+    ``Hand 3, Main table, betting round 1, turn 2``: ``GameType.step_titles``); the match's
+    start event is "The start"; a key the game does not title is "a step of the match"
+    (never the key); empty for no step."""
     if not key:
         return ""
-    for pattern, title in _STEP_TITLES:
-        found = pattern.fullmatch(key)
-        if found:
-            return str(title(found))
+    if key == "start":
+        return "The start"
+    found = GAMES.get(game) if game else None
+    for pattern, title in getattr(getattr(found, "game_type", None), "step_titles", ()):
+        matched = re.fullmatch(pattern, key)
+        if matched:
+            return title.format(*matched.groups())
     return "a step of the match"
 
 
@@ -314,7 +286,7 @@ def currency(code: str) -> str:
 
 def names_of(header: SeasonHeader) -> dict[str, str]:
     """Account -> what a reader calls it: the season's players by name, the house, the pot."""
-    return {**ACCOUNTS, **header.names}
+    return {**accounts(), **header.names}
 
 
 def entry_series(

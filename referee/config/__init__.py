@@ -10,7 +10,6 @@ from typing import Any
 
 from referee.config.common import (
     CONFIG_NAME,
-    RESERVED_ACCOUNTS,
     ConfigError,
     parse_duration,
     parse_instant,
@@ -91,7 +90,6 @@ __all__ = [
     "NAME_MAX",
     "OUTBOUND",
     "PlayerSpec",
-    "RESERVED_ACCOUNTS",
     "SEASON_KEYS",
     "SECURITY",
     "SeasonSpec",

@@ -12,7 +12,6 @@ from typing import Any
 
 
 CONFIG_NAME = "referee.toml"
-RESERVED_ACCOUNTS = {"LGT", "SEASON"}
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
 _DURATION = re.compile(r"^\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?\s*$")

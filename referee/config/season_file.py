@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from referee.config.common import (
-    RESERVED_ACCOUNTS,
     _KEY,
     _EMAIL,
     ConfigError,
@@ -464,6 +463,9 @@ def parse_season(
     raw_players = data.get("players", [])
     if not isinstance(raw_players, list) or not raw_players:
         raise ConfigError(f"{where}: at least one [[players]] entry is required")
+    from referee.games import accounts  # here: reading the service file imports no game
+
+    reserved = accounts()  # the house, the season, the games' pots and banks
     players: list[PlayerSpec] = []
     seen_keys: set[str] = set()
     seen_emails: set[str] = set()
@@ -474,8 +476,13 @@ def parse_season(
             raise ConfigError(f"{pwhere}: must be a table")
         _unknown(p, {"id", "name", "email", "timezone"}, pwhere)
         pkey = _str(p, "id", pwhere)
-        if not _KEY.match(pkey) or pkey in RESERVED_ACCOUNTS:
-            raise ConfigError(f"{pwhere}: id {pkey!r} must use letters, digits, '.', '_', '-' and not be LGT or SEASON")
+        if not _KEY.match(pkey):
+            raise ConfigError(f"{pwhere}: id {pkey!r} must use letters, digits, '.', '_', '-' (at most 64)")
+        if pkey in reserved:
+            raise ConfigError(
+                f"{pwhere}: id {pkey!r} is an account of the ledger ({reserved[pkey]}); "
+                f"a player's id may be none of {', '.join(sorted(reserved))}"
+            )
         pwhere = f"{where}{at} player {pkey!r}"
         if pkey in seen_keys:
             raise ConfigError(f"{pwhere}: the id is used twice")

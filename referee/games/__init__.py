@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, MutableMapping
 from importlib import import_module
 
-from referee.games.base import Game
+from referee.games.base import HOUSE, SEASON_ACCOUNT, Game
 
 # each game's name and the module that holds its engine as ``GAME``, in the registry's order
 MODULES = {
@@ -69,4 +69,15 @@ def playable() -> dict[str, Game]:
     }
 
 
-__all__ = ["GAMES", "MODULES", "Game", "Registry", "playable"]
+def accounts() -> dict[str, str]:
+    """The accounts of the ledgers that are no player, each with what a reader calls it: the
+    season's own (the house, the season) and every game's (``GameType.accounts``: a pot, a
+    bank). Imports every game."""
+    named = {HOUSE: "the LGT (the house)", SEASON_ACCOUNT: "the season"}
+    for game in GAMES.values():
+        for account, name in getattr(getattr(game, "game_type", None), "accounts", {}).items():
+            named.setdefault(account, name)
+    return named
+
+
+__all__ = ["GAMES", "MODULES", "Game", "Registry", "accounts", "playable"]

@@ -133,7 +133,8 @@ import orjson
 State = dict[str, Any]
 Move = dict[str, Any]
 
-HOUSE = "LGT"
+HOUSE = "LGT"  # the house's account in the transfers and the season ledger
+SEASON_ACCOUNT = "SEASON"  # where awards and grants come from, what penalties go to
 SEASON_CHIPS = "chips"  # the season's chips (one balance per player, in the season ledger)
 MATCH_CHIPS = "stack"  # chips that exist only inside a match (a duel's stacks), never the season's
 
@@ -260,6 +261,15 @@ class GameType:
     # the abandonment rule's default (RULINGS, "Seasons"): after this many missed steps in a
     # row a player forfeits the match (0: off; a season file may set its own)
     abandon_after: int = 0
+    # the accounts of the game's transfers that are no player (a pot, a bank), each with what
+    # a reader calls it: the archive's ledger says "the pot", and a season file may not give
+    # a player such an id (:func:`referee.games.accounts`)
+    accounts: dict[str, str] = field(default_factory=dict)
+    # what a reader calls the game's steps, as its mails title them, for pages that have only a
+    # step's key (the archive's ledger and events): (a pattern the whole key matches, the title
+    # with the pattern's groups as {0}, {1}...), the first match wins, e.g.
+    # (r"round-(\d+)", "Round {0}"); a key no pattern matches is "a step of the match"
+    step_titles: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.dynamics not in DYNAMICS:
@@ -276,6 +286,14 @@ class GameType:
             raise ValueError("reads names season currencies other than the season's chips")
         if not self.roles:
             raise ValueError("a game has at least one seat role")
+        for pattern, title in self.step_titles:
+            groups = re.compile(pattern).groups
+            try:
+                title.format(*["1"] * groups)
+            except (IndexError, KeyError, ValueError) as exc:
+                raise ValueError(f"step title {title!r} names a group the pattern {pattern!r} lacks") from exc
+        if set(self.accounts) & {HOUSE, SEASON_ACCOUNT}:
+            raise ValueError(f"a game's own accounts cannot be {HOUSE} or {SEASON_ACCOUNT}: the season's")
         if not self.step_kinds or any(hours <= 0 for hours in self.step_kinds.values()):
             raise ValueError("every step kind needs a positive default length in hours")
         for kind, (base, fraction) in self.derived_steps.items():

@@ -96,7 +96,7 @@ Functions:
 ``turn_reference(text) -> str``
     The normalised form of a turn reference (``"Hand 3, action 2"`` -> ``"hand 3 action 2"``),
     so a game compares the ``Step:`` (or ``Turn:``) line of a mail with the one of its form.
-``duel_type(turn_hours, dmo) -> GameType``
+``duel_type(turn_hours, dmo, step_titles) -> GameType``
     The game type of a heads-up betting duel (Indian Poker, Rewind Hold'em): sequential
     turns, the match's own chips, chance, the ``dmo`` option, ranked, a death match, and 5
     missed steps forfeit. ``check_forfeit(state, player)`` (:mod:`referee.games.base`'s)
@@ -443,7 +443,7 @@ def default_action(rnd: Round) -> Action:
 # --------------------------------------------------------------------------- the duels
 
 
-def duel_type(turn_hours: float, dmo: str) -> GameType:
+def duel_type(turn_hours: float, dmo: str, step_titles: tuple[tuple[str, str], ...] = ()) -> GameType:
     """The :class:`GameType` of a heads-up betting duel (Indian Poker, Rewind Hold'em): one
     player acts per step, a turn lasting ``turn_hours`` by default; the chips are the match's
     own stacks (never the season's); the deal is chance; the match option ``dmo`` (``dmo``
@@ -459,6 +459,8 @@ def duel_type(turn_hours: float, dmo: str) -> GameType:
         ranked=True,
         death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
         abandon_after=5,  # RULINGS, "Seasons": a timeout costs little, so 5 missed steps forfeit
+        accounts={"pot": "the pot"},  # both duels' POT
+        step_titles=step_titles,
     )
 
 

@@ -113,6 +113,11 @@ class Nomination:
             chance=True,
             names=True,
             reads=(COLS,),
+            step_titles=(  # step's titles
+                (r"nominate-1", "Nomination of the DMO"),
+                (r"nominate-(\d+)", "Nomination of the DMO (round {0})"),
+                (r"col-(\d+)", "Certificate of life"),
+            ),
             season_step=True,
         )
         self.step_kinds: dict[str, float] = self.game_type.step_kinds

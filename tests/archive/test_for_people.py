@@ -123,15 +123,44 @@ def test_a_right_to_left_override_in_a_name_is_isolated(store, tmp_path):
     assert RLO_NAME not in feed.replace(FSI + RLO_NAME + PDI, "")
 
 
+def test_every_step_a_game_opens_is_titled_as_its_mails_title_it():
+    """The archive names a step by its key alone (the ledger, the events): each game's
+    ``GameType.step_titles`` gives the title its mails use, for every step the conformance
+    playouts open (MatchJack's waiting steps add what they wait for)."""
+    from referee.games.base import open_steps
+    from tests.games.test_conformance import playouts
+
+    for name in GAMES:
+        seen = 0
+        for out in playouts(name, first=3):
+            for state in out.states:
+                for step in open_steps(out.game, state):
+                    title = step_title(step.key, name)
+                    assert title == step.title or step.waiting and step.title.startswith(title + ":"), (
+                        name,
+                        step.key,
+                        step.title,
+                        title,
+                    )
+                    seen += 1
+        assert seen, name
+
+
 def test_the_helpers():
     assert str(when("2026-12-09T18:00:00.000000Z")).endswith(">Wed 9 Dec 2026, 18:00 UTC</time>")
     assert str(when(START)).endswith(">Tue 1 Dec 2026, 18:00 UTC</time>")
-    assert step_title("h3-main-bet1-2") == "Hand 3, Main table, betting round 1, turn 2"
-    assert step_title("hand-1-1") == "Hand 1, action 1"
-    assert step_title("h1-stay") == "Hand 1, stay or fold"
-    assert step_title("r2-send-4") == "Round 2, placement 4"
-    assert step_title("round-0") == "Preparation phase"
-    assert step_title("something-odd-7") == "a step of the match"
+    assert step_title("h3-main-bet1-2", "matchjack") == "Hand 3, Main table, betting round 1, turn 2"
+    assert step_title("hand-1-1", "indian-poker") == "Hand 1, action 1"
+    assert step_title("h1-stay", "matchjack") == "Hand 1, stay or fold"
+    assert step_title("r2-send-4", "betting-minority") == "Round 2, placement 4"
+    assert step_title("round-0", "stationary-roulette") == "Preparation phase"
+    assert step_title("round-3", "stationary-roulette") == "Round 3 of 10"
+    assert step_title("round-3-turn-2", "rewind-holdem") == "Round 3, turn 2"
+    assert step_title("col-2", "nomination") == "Certificate of life"
+    assert step_title("start", "matchjack") == "The start"
+    assert step_title("something-odd-7", "matchjack") == "a step of the match"
+    assert step_title("h3-main-bet1-2", "stationary-roulette") == "a step of the match"  # another game's key
+    assert step_title(None, "matchjack") == ""
     names = {"alice": "Alice <A>", "bob": "Bob"}
     assert str(named("alice wins 12 chips from bob.", names)) == (
         "<bdi>Alice &lt;A&gt;</bdi> wins 12 chips from <bdi>Bob</bdi>."

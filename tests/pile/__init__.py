@@ -7,6 +7,7 @@ director, as ``referee demo --game pile``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tests.service.countdown import Countdown
@@ -20,6 +21,12 @@ class Pile(Countdown):
 
     name = "pile"
     title = "Pile"
+    # what the archive calls its accounts and its steps (the ledger and the events name them)
+    game_type = replace(
+        Countdown.game_type,
+        accounts={"pile": "the pile", "house": "the house of Pile"},
+        step_titles=((r"turn-(\d+)", "Turn {0}"),),
+    )
 
 
 GAME = Pile()

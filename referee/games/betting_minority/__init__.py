@@ -182,6 +182,14 @@ class BettingMinority(Engine):
         names=True,
         ranked=True,
         death_match=True,  # the first seat is the EC's, the second the DMO's (RULINGS, "Seasons")
+        accounts={TABLE: "the table", BANK: "the bank", OUT: "out of play"},
+        step_titles=(  # play.step's titles; the payout is no step, its transfers name it
+            (r"marker", "The starting marker"),
+            (r"r(\d+)-send-(\d+)", "Round {0}, placement {1}"),
+            (r"r(\d+)-bet-(\d+)", "Round {0}, betting turn {1}"),
+            (r"r(\d+)-bet-(\d+)-extension", "Round {0}, betting turn {1} (extended)"),
+            (r"r(\d+)-payout", "Round {0}, payout"),
+        ),
     )
 
     def awaiting(self, state: State) -> tuple[str, ...]:

@@ -91,7 +91,10 @@ class IndianPoker(Engine):
     min_players = 2
     max_players = 2
     game_type = betting.duel_type(
-        TURN_HOURS, dmo="the player chosen for the death match, who acts first in hand 1 (default: the first player)"
+        TURN_HOURS,
+        dmo="the player chosen for the death match, who acts first in hand 1 (default: the first player)",
+        # turn_key and turn_title; a hand's own transfers (its antes, its pot) name the hand
+        step_titles=((r"hand-(\d+)-(\d+)", "Hand {0}, action {1}"), (r"hand-(\d+)", "Hand {0}")),
     )
     ranked_by = "stacks"  # a drawn result ranks the player with more chips first
 

@@ -406,6 +406,27 @@ class MatchJack(Engine):
         reads=(GARNETS,),
         abandon_after=5,  # RULINGS, "Seasons": a timeout costs little, so 5 missed steps forfeit
         ranked=True,  # result(state).ranking: the winner first, the EC last (rank)
+        accounts={
+            POTS["Main"]: "the Main table's pot",
+            POTS["Lost"]: "the Lost table's pot",
+            BOTS_ACCOUNT: "the automated players",
+            DISCARD: "discarded",
+            BANK: "the bank",
+        },
+        step_titles=(  # rules.py's Step titles; a hand's own transfers name the hand
+            (r"h(\d+)-stay", "Hand {0}, stay or fold"),
+            (r"h(\d+)-guess", "Hand {0}, guesses"),
+            (r"h(\d+)-main-bet(\d+)-(\d+)", "Hand {0}, Main table, betting round {1}, turn {2}"),
+            (r"h(\d+)-lost-bet(\d+)-(\d+)", "Hand {0}, Lost table, betting round {1}, turn {2}"),
+            (r"h(\d+)-main-act-(\d+)", "Hand {0}, Main table, action of seat {1}"),
+            (r"h(\d+)-lost-act-(\d+)", "Hand {0}, Lost table, action of seat {1}"),
+            (r"h(\d+)-main-showdown", "Hand {0}, Main table, showdown"),
+            (r"h(\d+)-lost-showdown", "Hand {0}, Lost table, showdown"),
+            (r"h(\d+)-main-done", "Hand {0}, Main table"),
+            (r"h(\d+)-lost-done", "Hand {0}, Lost table"),
+            (r"h(\d+)", "Hand {0}"),
+            (r"break-(\d+)", "Break after hand {0}"),
+        ),
     )
     ranked_by = None  # the result holds its ranking (rank)
 

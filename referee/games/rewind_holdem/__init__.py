@@ -118,7 +118,9 @@ class RewindHoldem(Engine):
     min_players = 2
     max_players = 2
     game_type = betting.duel_type(
-        TURN_HOURS, dmo="the player who starts the betting of round 1 (default: the first player)"
+        TURN_HOURS,
+        dmo="the player who starts the betting of round 1 (default: the first player)",
+        step_titles=((r"round-(\d+)-turn-(\d+)", "Round {0}, turn {1}"),),  # turn_key and turn_title
     )
 
     def choices_text(self, state: State, player: str) -> str:

@@ -24,7 +24,7 @@ ANTE = 1
 OPEN_CARDS = 2
 # BETTING: "30 seconds"; the common rulings make live seconds hours.
 TURN_HOURS = 30.0
-POT = "pot"  # the account of the chips in the pot
+POT = "pot"  # the account of the chips in the pot (referee.games.betting.duel_type names it)
 
 
 # --------------------------------------------------------------------------- hands

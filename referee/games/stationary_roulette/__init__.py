@@ -205,6 +205,7 @@ class StationaryRoulette(Engine):
         options={},
         chance=False,
         ranked=True,
+        step_titles=((r"round-0", "Preparation phase"), (r"round-(\d+)", f"Round {{0}} of {ROUNDS}")),  # round_title
     )
 
     def awaiting(self, state: State) -> tuple[str, ...]:
