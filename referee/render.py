@@ -26,6 +26,7 @@ from jinja2 import (
 )
 from jinja2.filters import do_wordwrap
 
+from referee.games import GAMES
 from referee.games.base import plural
 
 
@@ -277,13 +278,16 @@ def _wordwrap_filter(
 
 FILTERS = {"plural": plural, "wrap": _wrap_filter, "named": named, "wordwrap": pass_environment(_wordwrap_filter)}
 
-# The games whose mails are wrapped as a whole after rendering (the common templates too, as
-# these games' mails), abbreviations explained at first use. Betting Minority and MatchJack
-# wrap their own templates (the `wrap` filter; their error.txt wraps the common error
-# mail) and explain their abbreviations in their own words, so they are not listed. Mails
-# with no part of any game (a spoof warning, the "which match?" answer) are always wrapped.
-WRAPPED_GAMES = frozenset({"stationary-roulette", "indian-poker", "rewind-holdem", "nomination"})
+# Mails with no part of any game (a spoof warning, the "which match?" answer) are wrapped
+# as a whole after rendering, abbreviations explained at first use; so are a game's mails
+# (and the common templates it renders) unless the game wraps its own (``wraps_own_mail``:
+# Betting Minority and MatchJack, with the `wrap` filter; their error.txt wraps the common
+# error mail).
 _GAMELESS = frozenset({"spoof", "unaddressed", "unreachable"})
+
+
+def _wraps_own_mail(game: str) -> bool:
+    return bool(getattr(GAMES.get(game), "wraps_own_mail", False))
 
 
 @cache
@@ -339,7 +343,7 @@ def render_mail(game: str, name: str, context: dict[str, Any]) -> RenderedMail:
     if not head.startswith("Subject:"):
         raise ValueError(f"template {template.name} must start with a 'Subject:' line")
     body = body.lstrip("\n").rstrip() + "\n"
-    if game in WRAPPED_GAMES or game == "common" or common or name in _GAMELESS:
+    if common or name in _GAMELESS or not _wraps_own_mail(game):
         form = context.get("form")
         keep = form.splitlines() if isinstance(form, str) else ()
         body = wrap_text(explain_abbreviations(_BLANK_RUNS.sub("\n\n", body), keep), keep)

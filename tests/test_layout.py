@@ -111,3 +111,53 @@ def test_no_module_of_a_game_is_over_800_lines():
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > GAME_MODULE_LINES
     }
     assert long == {}
+
+
+def _code_strings_and_imports(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module's code (its docstrings left out: prose may name a
+    game as an example) and the names it imports, with their lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found.append((node.lineno, node.value))
+        elif isinstance(node, ast.ImportFrom):
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return found
+
+
+# the season demo plays a fixed season of named games (docs/organizer-guide.md); the
+# registry lists the games' modules
+_MAY_NAME_GAMES = {"referee/games/__init__.py", "referee/demo/season.py"}
+
+
+def test_the_core_names_no_game():
+    """Each game lives in one place (its package, templates and docs page): no module
+    outside ``referee/games/`` names a game a season file may schedule, by its name or its
+    package, in its code (what a game does otherwise than others is asked of the game:
+    ``GameType.accounts``, ``step_titles``, ``wraps_own_mail``, ``archive_rounds_per_page``).
+    The nomination is the season frame's own step, which the core opens itself."""
+    from referee.games import MODULES, playable
+
+    names = set(playable())
+    words = names | {MODULES[name].split(".")[2] for name in names}
+    found = []
+    for path in sorted(ROOT.glob("referee/**/*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith("referee/games/") or "migrations" in path.parts or relative in _MAY_NAME_GAMES:
+            continue
+        for line, text in _code_strings_and_imports(path):
+            hits = sorted(w for w in words if w in text.lower())
+            if hits:
+                found.append(f"{relative}:{line}: {', '.join(hits)} in {text[:60]!r}")
+    assert not found, "\n".join(found)

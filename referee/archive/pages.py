@@ -86,15 +86,14 @@ def segment(key: str) -> str:
 # page depends on its game and number only, so a feed links to it without rendering the
 # match, and a round never moves to another page as the match goes on.
 PARTS = ("rounds", "ledger", "events", "seals")
-ROUNDS_PER_PAGE = 5
-GAME_ROUNDS_PER_PAGE = {"matchjack": 2, "betting-minority": 3}  # their hands and rounds are long
+ROUNDS_PER_PAGE = 5  # a game sets its own (archive_rounds_per_page) where its rounds are long
 LEDGER_LINES_PER_PAGE = 100
 EVENTS_PER_PAGE = 60
 SEALS_PER_PAGE = 25
 
 
 def rounds_per_page(game: str) -> int:
-    return GAME_ROUNDS_PER_PAGE.get(game, ROUNDS_PER_PAGE)
+    return int(getattr(GAMES.get(game), "archive_rounds_per_page", ROUNDS_PER_PAGE))
 
 
 def round_page(game: str, number: int) -> int:

@@ -278,11 +278,11 @@ def parse_frame(
     deaths = season.get("death_matches", [])
     if isinstance(deaths, str):
         deaths = [deaths]
+    known = ", ".join(sorted(n for n, g in PLAYABLE.items() if death_game(g)))
     if not isinstance(deaths, list):
-        raise ConfigError(f'{swhere}: death_matches must be a list of games such as ["indian-poker"]')
+        raise ConfigError(f"{swhere}: death_matches must be a list of death-match games (they are: {known})")
     for name in deaths:
         if name not in PLAYABLE or not death_game(PLAYABLE[name]):
-            known = ", ".join(sorted(n for n, g in PLAYABLE.items() if death_game(g)))
             raise ConfigError(f"{swhere}: death_matches: {name!r} is no death-match game (they are: {known})")
     gap_value = season.get("death_match_gap", 0)
     gap = 0.0 if gap_value in (0, "0", "0s") else parse_duration(gap_value, f"{swhere} death_match_gap").total_seconds()

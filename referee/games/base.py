@@ -568,6 +568,12 @@ class Engine:
     max_players: int
     game_type: GameType
     ranked_by: str | None = "chips"  # the state's key of the chips a drawn result is ranked by
+    # the mails: False (the default), each rendered mail is wrapped at 72 as a whole and its
+    # abbreviations explained at first use (referee.render); True, the game's templates wrap
+    # their own prose (the ``wrap`` filter) and explain its abbreviations in their own words
+    wraps_own_mail: bool = False
+    # the archive: a long match's rounds (or hands) are shown this many to a page
+    archive_rounds_per_page: int = 5
 
     def __init__(
         self,

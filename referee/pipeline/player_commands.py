@@ -352,8 +352,12 @@ class PlayerCommands:
         seat = self._seat_in(command.match or "")
         assert seat is not None
         match = seat.match
-        title = f"{GAMES[match.game].title} {match.key}"
+        game = GAMES[match.game]
+        title = f"{game.title} {match.key}"
         if command.code is None:
+            silent = silent_roles(game)
+            acting = [s for s in match.seats if seat_role(game, s.position) not in silent]
+            after = "you leave and the others play on" if len(acting) > 2 else "the match ends"
             code = confirm_code(self.config.secret, "resign", match.key, self._who(seat.player), self._day())
             return (
                 _wrapped(
@@ -362,8 +366,8 @@ class PlayerCommands:
                 )
                 + ["", f"    RESIGN {match.key} {code}", ""]
                 + _wrapped(
-                    "Resigning is a forfeit: you lose the match with your chips as they stand "
-                    "(in MatchJack you leave and the others play on). Nothing changed yet."
+                    "Resigning is a forfeit: you lose the match with your chips as they stand, "
+                    f"and {after}. Nothing changed yet."
                 )
             )
         controls = Controls(self.judge_.store, self.judge_.book, self.notices)

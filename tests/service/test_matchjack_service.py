@@ -518,3 +518,15 @@ def test_the_unchanged_season_file_reloads_cleanly_after_the_match_started(tmp_p
             assert (dict(match.options), match.version) == before
     finally:
         w.store.dispose()
+
+
+def test_resigning_says_the_others_play_on(world):
+    """RESIGN's first answer says what a forfeit does in this match: in MatchJack the
+    player leaves and the others play on (a duel ends; the wording comes from the seats, not
+    from the game's name)."""
+    world.tick(START)
+    world.send("alice", "RESIGN m1", START + HOUR)
+    world.tick(START + HOUR)
+    [answer] = [m for m in world.client("alice").all() if "command" in m.subject.lower()]
+    assert "as they stand, and you leave and the others play on. Nothing changed yet." in flat(answer.text)
+    assert match(world).status == "running"

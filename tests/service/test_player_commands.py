@@ -228,6 +228,7 @@ def test_resign_needs_the_code_then_forfeits(world):
     found = last_answer(world)
     code = re.search(r"RESIGN m1 ([a-z2-7]{8})", found.text).group(1)
     assert "Nothing changed yet" in flat(found.text)
+    assert "as they stand, and the match ends." in flat(found.text)  # a duel: no others play on
     mail(world, "RESIGN m1 aaaaaaaa", T1 + HOUR)  # a wrong code
     world.tick(T1 + HOUR)
     assert match(world).status == "running"

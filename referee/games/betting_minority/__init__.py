@@ -169,6 +169,8 @@ class BettingMinority(Engine):
 
     name = NAME
     title = "Betting Minority"
+    wraps_own_mail = True  # its templates wrap their prose and explain DM, EC, DMO themselves
+    archive_rounds_per_page = 3  # a round's placements and betting are long
     min_players = PLAYERS
     max_players = PLAYERS
     game_type = GameType(

@@ -392,6 +392,8 @@ class MatchJack(Engine):
 
     name = NAME
     title = "MatchJack"
+    wraps_own_mail = True  # its templates wrap their prose and explain their abbreviations
+    archive_rounds_per_page = 2  # a hand of two tables is long
     min_players = PLAYERS
     max_players = PLAYERS
     game_type = GameType(
