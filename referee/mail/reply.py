@@ -42,6 +42,7 @@ import unicodedata
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from referee.mail.quotes import strip_quoted
@@ -110,6 +111,22 @@ def _repair(text: str) -> str:
 
 
 def _line(raw: str) -> _Line:
+    """A line's record; a line of a mail's usual length is remembered (:func:`_short_line`)."""
+    return _short_line(raw) if len(raw) <= _REMEMBERED_LINE else _read_line(raw)
+
+
+_REMEMBERED_LINE = 200  # characters: the cache holds at most 8,192 such lines (a few MB)
+
+
+@lru_cache(maxsize=8192)
+def _short_line(raw: str) -> _Line:
+    """Most lines of our mails (the rules, the form, the what-now paragraph) are the same in
+    every match's mail and in every reply that quotes one: a batch of replies reads each
+    such line once. The records are immutable."""
+    return _read_line(raw)
+
+
+def _read_line(raw: str) -> _Line:
     i, depth, n = 0, 0, len(raw)
     while i < n and raw[i] in _QUOTE:
         depth += raw[i] in ">|"
