@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, defer, selectinload
 
 from referee.archive.chain import public_events
@@ -37,6 +37,7 @@ from referee.games import GAMES, accounts
 from referee.games.base import MATCH_CHIPS, SEASON_CHIPS, SIMULTANEOUS, open_steps
 from referee.match.seals import seal
 from referee.season.record import control_record, season_events, sentence
+from referee.store.balances import season_balances
 from referee.store.models import Event, LedgerEntry, Match, Player, Season, SeasonEvent, Seat
 
 __all__ = [
@@ -425,20 +426,6 @@ class SeasonData:
             for p in leaders:
                 series[label[p.key]].append((at_label, totals[p.key]))
         return series
-
-
-def season_balances(session: Session, season_id: int) -> dict[tuple[str, str], int]:
-    """(account, currency) -> what came in minus what went out, for the season's currencies
-    (a duel's own stacks left out): two grouped queries."""
-    totals: dict[tuple[str, str], int] = defaultdict(int)
-    for column, sign in ((LedgerEntry.to_account, 1), (LedgerEntry.from_account, -1)):
-        for account, currency, amount in session.execute(
-            select(column, LedgerEntry.currency, func.sum(LedgerEntry.amount))
-            .where(LedgerEntry.season_id == season_id, LedgerEntry.currency != MATCH_CHIPS)
-            .group_by(column, LedgerEntry.currency)
-        ):
-            totals[(account, currency)] += sign * int(amount)
-    return dict(totals)
 
 
 @dataclass(frozen=True)

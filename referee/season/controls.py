@@ -27,7 +27,7 @@ from referee.games.base import SEASON_CHIPS, GameError, open_steps
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
-from referee.archive.model import season_balances
+from referee.store.balances import season_balances
 from referee.season.record import log_season_event
 from referee.standings import one_season
 from referee.store.db import Store

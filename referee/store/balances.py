@@ -14,15 +14,16 @@ the balances a batch only :meth:`expect` are read together when the first of the
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from referee.games.base import SEASON_CHIPS
+from referee.games.base import MATCH_CHIPS, SEASON_CHIPS
 from referee.store.models import LedgerEntry
 
-__all__ = ["Balances", "balances_of"]
+__all__ = ["Balances", "balances_of", "season_balances"]
 
 
 class Balances:
@@ -87,3 +88,17 @@ def balances_of(
             for account, amount in rows:
                 totals[account] += sign * int(amount)
     return totals
+
+
+def season_balances(session: Session, season_id: int) -> dict[tuple[str, str], int]:
+    """(account, currency) -> what came in minus what went out, for the season's currencies
+    (a duel's own stacks left out): two grouped queries."""
+    totals: dict[tuple[str, str], int] = defaultdict(int)
+    for column, sign in ((LedgerEntry.to_account, 1), (LedgerEntry.from_account, -1)):
+        for account, currency, amount in session.execute(
+            select(column, LedgerEntry.currency, func.sum(LedgerEntry.amount))
+            .where(LedgerEntry.season_id == season_id, LedgerEntry.currency != MATCH_CHIPS)
+            .group_by(column, LedgerEntry.currency)
+        ):
+            totals[(account, currency)] += sign * int(amount)
+    return dict(totals)

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from referee.archive.model import season_balances
+from referee.store.balances import season_balances
 from referee.config import ConfigError
 from referee.match.book import replay
 from referee.games import GAMES

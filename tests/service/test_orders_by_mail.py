@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from referee.archive.model import season_balances
+from referee.store.balances import season_balances
 from referee.mail import tokens
 from referee.mail.auth import authenticate
 from referee.mail.parse import parse_headers
