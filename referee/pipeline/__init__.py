@@ -7,14 +7,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import bindparam
-
 BATCH = 200  # mails or matches per transaction, in every stage
-
-# The instant a stage asks about, as a bound parameter of the statements the stages build
-# once at import (executed with ``{"now": ...}``): SQLAlchemy then finds their compiled form
-# without building and hashing them again at every tick.
-NOW = bindparam("now")
 
 
 @contextmanager

@@ -94,7 +94,8 @@ from sqlalchemy.orm import load_only
 from referee.mail.compose import with_late_note
 from referee.mail.transport import MailSender, OutboundMail, SendResult
 from referee.match import opensteps
-from referee.pipeline import BATCH, NOW
+from referee.pipeline import BATCH
+from referee.pipeline.clock import NOW
 from referee.store import lease
 from referee.store.db import Store
 from referee.store.models import Match, Outbox
