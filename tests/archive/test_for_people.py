@@ -143,6 +143,10 @@ def test_every_step_a_game_opens_is_titled_as_its_mails_title_it():
                         title,
                     )
                     seen += 1
+            # ... and every step a transfer or a deadline names (the ledger's and the events' keys)
+            keys = {t["step"] for t in out.states[-1]["transfers"] if t.get("step")}
+            keys |= {e.step_key for e in out.events if e.step_key}
+            assert all(step_title(key, name) != "a step of the match" for key in keys), (name, keys)
         assert seen, name
 
 
