@@ -161,3 +161,25 @@ def test_the_core_names_no_game():
             if hits:
                 found.append(f"{relative}:{line}: {', '.join(hits)} in {text[:60]!r}")
     assert not found, "\n".join(found)
+
+
+def test_the_shared_templates_name_no_game():
+    """The templates every game shares (templates/*/common, and the archive's own pages)
+    show no game's name or title to a reader: a game's own words live in its folder. Jinja
+    comments may name one as an example."""
+    import re
+
+    from referee.games import playable
+
+    games = playable()
+    words = {name for name in games} | {game.title.lower() for game in games.values()}
+    found = []
+    for path in sorted((ROOT / "templates").rglob("*")):
+        relative = path.relative_to(ROOT / "templates")
+        if not path.is_file() or (len(relative.parts) > 2 and relative.parts[1] != "common"):
+            continue  # a game's own folder
+        text = re.sub(r"\{#.*?#\}", "", path.read_text(encoding="utf-8"), flags=re.S).lower()
+        hits = sorted(w for w in words if w in text)
+        if hits:
+            found.append(f"templates/{relative.as_posix()}: {', '.join(hits)}")
+    assert not found, "\n".join(found)
