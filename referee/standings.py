@@ -11,17 +11,23 @@ match they lost (RULINGS, "Seasons"; the order is :class:`referee.archive.model.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from referee.archive.model import SeasonData, SeasonHeader, season_headers
 from referee.config import ConfigError, seat_role, silent_roles
 from referee.games import GAMES
 from referee.store.db import Store
 from referee.store.models import Match, Player, Season, Seat
 from referee.timefmt import iso
+
+if TYPE_CHECKING:
+    from referee.archive.model import SeasonHeader
+
+# The season's figures are the archive's read model (:class:`referee.archive.model.SeasonData`),
+# imported when standings are first worked out: a tick that ends no season match (and the
+# `referee tick` processes that start for it) reads none of it.
 
 __all__ = ["Row", "header_of", "one_season", "rows_of", "season_standings", "silent_only", "standings_text"]
 
@@ -81,11 +87,15 @@ def one_season(session: Session, key: str | None) -> Season:
 
 def header_of(session: Session, season_id: int) -> SeasonHeader:
     """The season's header (its name and players), as the archive reads it."""
+    from referee.archive.model import season_headers
+
     return next(h for h in season_headers(session) if h.id == season_id)
 
 
 def rows_of(session: Session, header: SeasonHeader) -> list[Row]:
     """The standings of the season ``header`` names, as of this unit of work."""
+    from referee.archive.model import SeasonData
+
     data = SeasonData.load(session, header)
     silent = silent_only(session, header.id)
     ordered = [s for s in data.standings if s.player.key not in silent]  # in the season's order
