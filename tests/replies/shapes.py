@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from email.message import EmailMessage
 
 __all__ = ["SHAPES", "Shape", "build", "original_text"]
@@ -44,7 +45,11 @@ class Original:
     to: str
 
 
+@lru_cache(maxsize=256)
 def original_text(raw: bytes) -> Original:
+    """Our mail as a client shows it to the player (its plain text and headers), read with
+    the stdlib's parser; remembered, as the corpus answers each of a few mails many times
+    (a stdlib parse of one of our mails costs some 15 ms; the result is immutable)."""
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     part = msg.get_body(preferencelist=("plain",))
     text = part.get_content().replace("\r\n", "\n") if part is not None else ""
