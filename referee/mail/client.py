@@ -81,6 +81,21 @@ class Received:
 
     @functools.cached_property
     def text(self) -> str:
+        """The plain text part, decoded. From the bytes, read with the stdlib's compat32
+        policy and decoded by its charset (the same text as ``get_content`` of the default
+        policy gives, about six times quicker: its header objects are not made)."""
+        if self._raw is not None:
+            quick = email.message_from_bytes(self._raw, _class=EmailMessage, policy=email.policy.compat32)
+            part = quick.get_body(preferencelist=("plain",))
+            if part is None:
+                return ""
+            data = part.get_payload(decode=True)
+            charset = part.get_param("charset", "ascii")
+            try:
+                text = (data if isinstance(data, bytes) else b"").decode(str(charset), "replace")
+            except LookupError:
+                text = (data if isinstance(data, bytes) else b"").decode("utf-8", "replace")
+            return text.replace("\r\n", "\n")
         part = self.message.get_body(preferencelist=("plain",))
         return part.get_content().replace("\r\n", "\n") if part is not None else ""
 
@@ -162,14 +177,14 @@ class ScriptedClient:
         msg["Message-ID"] = f"<{at:%Y%m%d%H%M%S}.{self._counter}.{self.address.split('@')[0]}@{domain}>"
         if thread and original.message_id:
             msg["In-Reply-To"] = original.message_id
-            refs = str(original.message.get("References", "")).split()
+            refs = str(original._head.get("References", "")).split()
             msg["References"] = " ".join([*refs, original.message_id])
         for name, value in (extra_headers or {}).items():
             msg[name] = value
         body = text.rstrip() + "\n"
         if quote:
-            sender = email.utils.parseaddr(str(original.message.get("From")))[0] or "Referee"
-            when = original.message.get("Date", "")
+            sender = email.utils.parseaddr(str(original._head.get("From")))[0] or "Referee"
+            when = original._head.get("Date", "")
             body += f"\nOn {when}, {sender} wrote:\n"
             body += "".join(f"> {line}\n" if line else ">\n" for line in original.text.splitlines())
         msg.set_content(body)

@@ -624,3 +624,20 @@ def test_every_abbreviation_is_explained_at_its_first_use(mails_of, game):
                 line = text[text.rfind("\n", 0, found.start()) + 1 : text.find("\n", found.end())]
                 problems.append(f"{where(m)}: {word} unexplained in {line.strip()[:100]!r}")
     assert not problems, report(problems)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_scripted_client_reads_each_mail_as_the_stdlib_s_default_policy_does(mails_of, game):
+    """The scripted players (the demo, the tests) read a mail's plain text through the
+    compat32 parser, decoded by its charset: the text must be the default policy's
+    ``get_content``, on every kind of mail of every game."""
+    import email
+    import email.policy
+
+    from referee.mail.client import Received
+
+    mails, _keys = mails_of(game)
+    for m in mails:
+        part = email.message_from_bytes(m.raw, policy=email.policy.default).get_body(preferencelist=("plain",))
+        expected = part.get_content().replace("\r\n", "\n") if part is not None else ""
+        assert Received(m.path, raw=m.raw).text == expected, where(m)
