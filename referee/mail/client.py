@@ -90,11 +90,11 @@ class Received:
             if part is None:
                 return ""
             data = part.get_payload(decode=True)
-            charset = part.get_param("charset", "ascii")
+            data = data if isinstance(data, bytes) else b""
             try:
-                text = (data if isinstance(data, bytes) else b"").decode(str(charset), "replace")
-            except LookupError:
-                text = (data if isinstance(data, bytes) else b"").decode("utf-8", "replace")
+                text = data.decode(str(part.get_param("charset", "ascii")), "replace")
+            except LookupError:  # a charset Python does not know
+                text = data.decode("utf-8", "replace")
             return text.replace("\r\n", "\n")
         part = self.message.get_body(preferencelist=("plain",))
         return part.get_content().replace("\r\n", "\n") if part is not None else ""

@@ -171,6 +171,12 @@ _CLAIM = (
     .limit(BATCH)
 )
 _CLAIM_LOCKING = _CLAIM.with_for_update(skip_locked=True)  # PostgreSQL: rows another claim holds are passed
+# the open steps of the matches a batch's step mails are about (their deadlines)
+_STEP_MATCHES = (
+    select(Match)
+    .where(Match.id.in_(bindparam("ids", expanding=True)))
+    .options(load_only(*(getattr(Match, name) for name in opensteps.LISTED_COLUMNS)))
+)
 
 
 @dataclass
@@ -429,12 +435,8 @@ class Delivery:
         steps = [row for row in rows if row.kind == "step" and row.match_id is not None and row.step_key]
         if not steps:
             return {}
-        query = (
-            select(Match)
-            .where(Match.id.in_({row.match_id for row in steps}))
-            .options(load_only(*(getattr(Match, name) for name in opensteps.LISTED_COLUMNS)))
-        )
-        matches = {match.id: match for match in session.scalars(query)}
+        ids = sorted({row.match_id for row in steps})
+        matches = {match.id: match for match in session.scalars(_STEP_MATCHES, {"ids": ids})}
         found: dict[int, datetime] = {}
         for row in steps:
             match = matches.get(row.match_id)
