@@ -25,7 +25,7 @@ from referee.games import GAMES
 from referee.match.book import MatchBook, first_seating
 from referee.season.frame import WAITING
 from referee.store.db import Store
-from referee.games.base import SEASON_CHIPS, open_steps, time_out
+from referee.games.base import SEASON_ACCOUNT, SEASON_CHIPS, open_steps, time_out
 from referee.store.models import Event, LedgerEntry, Match, Player, Season, Seat
 from referee.timefmt import duration
 
@@ -483,7 +483,7 @@ def _grant_starting_chips(
         select(LedgerEntry.id).where(
             LedgerEntry.season_id == season.id,
             LedgerEntry.to_account == key,
-            LedgerEntry.from_account == "SEASON",
+            LedgerEntry.from_account == SEASON_ACCOUNT,
             LedgerEntry.reason == reason,
             LedgerEntry.currency == currency,
         )
@@ -494,7 +494,7 @@ def _grant_starting_chips(
                 season_id=season.id,
                 match_id=None,
                 seq=None,
-                from_account="SEASON",
+                from_account=SEASON_ACCOUNT,
                 to_account=key,
                 amount=amount,
                 reason=reason,

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.games.base import (
+    SEASON_ACCOUNT,
     SEQUENTIAL,
     Applied,
     GameError,
@@ -274,7 +275,7 @@ class Nomination:
                 return Applied(new, True)
             if len(self.open_to(state)) <= 1:
                 return Applied(state, False, "USE COL would leave nobody to nominate.", changed=False)
-            transfer(new, player, "SEASON", 1, "CoL used", f"col-{new['round']}", currency=COLS)
+            transfer(new, player, SEASON_ACCOUNT, 1, "CoL used", f"col-{new['round']}", currency=COLS)
             new["cols"][player] -= 1
             new["history"].append({**entry, "col": "used"})
             new["voided"].append(player)

@@ -21,7 +21,17 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from referee.archive import chain
 from referee.games import GAMES
-from referee.games.base import SEASON_CHIPS, Game, GameError, State, Step, hand_over, open_steps, time_out
+from referee.games.base import (
+    SEASON_ACCOUNT,
+    SEASON_CHIPS,
+    Game,
+    GameError,
+    State,
+    Step,
+    hand_over,
+    open_steps,
+    time_out,
+)
 from referee.match import opensteps, seals
 from referee.season.frame import SeasonFrame
 from referee.store import rows
@@ -439,7 +449,7 @@ class MatchBook:
             for currency, amounts in sorted(result.awards.items()):
                 for player, amount in sorted(amounts.items()):
                     if amount:
-                        self._post(session, match, seq, "SEASON", player, amount, "award", None, at, currency)
+                        self._post(session, match, seq, SEASON_ACCOUNT, player, amount, "award", None, at, currency)
                         seq += 1
             for signal in result.signals:
                 log.info("match %s signals the season: %s", match.key, signal)

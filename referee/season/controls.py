@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from referee.config import ConfigError
 from referee.games import GAMES
-from referee.games.base import SEASON_CHIPS, GameError, open_steps
+from referee.games.base import SEASON_ACCOUNT, SEASON_CHIPS, GameError, open_steps
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
 from referee.match.notices import Notices
@@ -226,8 +226,8 @@ class Controls:
                 season_id=row.id,
                 match_id=None,
                 seq=None,
-                from_account="SEASON" if amount > 0 else player,
-                to_account=player if amount > 0 else "SEASON",
+                from_account=SEASON_ACCOUNT if amount > 0 else player,
+                to_account=player if amount > 0 else SEASON_ACCOUNT,
                 amount=abs(amount),
                 reason=f"adjusted by the organizer: {reason}",
                 at=now,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.games.base import State, Step, plural, result_record, rng
+from referee.games.base import SEASON_ACCOUNT, State, Step, plural, result_record, rng
 from referee.games.matchjack import bots as botlib
 from referee.games.matchjack import grammar, table
 
@@ -32,7 +32,7 @@ BOT_ANTE = 1  # "They will ante 1 chip, and bet nothing else"
 BREAKS = (5, 10)  # "After Hand 5 and 10, you will get 10 minutes of break"
 COLS = 2  # "the winner of the Main Match and gain 2 CoLs"
 GARNETS = "garnets"
-SEASON = "SEASON"
+SEASON = SEASON_ACCOUNT  # where a correct guess's garnets come from
 POTS = {"Main": "pot-main", "Lost": "pot-lost"}
 BOTS_ACCOUNT, DISCARD, BANK = "bots", "discard", "bank"
 RULE_IDS = tuple(rule.id for rule in botlib.CATALOGUE)
