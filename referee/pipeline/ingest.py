@@ -279,15 +279,23 @@ class Ingest:
         source = bounded(str(source), 500) or "?"
         report.problems += 1
         report.sources_with_problems.add(source)
-        try:
-            with self.store.unit_of_work() as session:
-                row = session.scalar(select(InboxProblem).where(InboxProblem.source == source))
-                if row is None:
-                    session.add(InboxProblem(source=source, reason=reason, first_seen=now, last_seen=now, count=1))
-                else:
-                    row.reason, row.last_seen, row.count = reason, now, row.count + 1
-        except SQLAlchemyError:
-            log.exception("ingest: could not record the problem with %s", source)
+        for attempt in (1, 2):
+            try:
+                with self.store.unit_of_work() as session:
+                    row = session.scalar(select(InboxProblem).where(InboxProblem.source == source))
+                    if row is None:
+                        session.add(InboxProblem(source=source, reason=reason, first_seen=now, last_seen=now, count=1))
+                    else:
+                        row.reason, row.last_seen, row.count = reason, now, row.count + 1
+                return
+            except IntegrityError:
+                # another process recorded the same source between our read and our insert
+                # (two `referee tick` processes meeting the same mail): refresh its row instead
+                if attempt == 2:
+                    log.exception("ingest: could not record the problem with %s", source)
+            except SQLAlchemyError:
+                log.exception("ingest: could not record the problem with %s", source)
+                return
 
     def _forget_solved(self, report: IngestReport) -> None:
         """Problems not met again in this run are solved (the file was read, moved or removed)."""

@@ -721,3 +721,30 @@ def test_a_receipt_references_the_mail_the_player_answered_even_without_their_re
     chain = str(receipt.message["References"]).split()
     sent_id = email.message_from_bytes(raw, policy=email.policy.default)["Message-ID"]
     assert prompt.message_id in chain and chain[-1] == sent_id
+
+
+def test_two_processes_recording_the_same_inbox_problem_refresh_one_row(world, monkeypatch, caplog):
+    """Two `referee tick` processes meeting the same unmovable mail both record its problem:
+    the second's insert meets the first's row (the unique source) and refreshes it instead
+    of logging an error (seen in the three-process test: a MOVE the other process had done)."""
+    from referee.pipeline import ingest as ingest_module
+    from referee.pipeline.ingest import Ingest, IngestReport
+
+    steps = Ingest(world.store, source=None)  # type: ignore[arg-type]
+    at = START + timedelta(hours=1)
+    steps._problem(IngestReport(), "imap:inbox:7", "cannot be moved", at)  # the other process's row
+    original_select = ingest_module.select
+    calls = {"n": 0}
+
+    def racing_select(*args, **kwargs):  # the first read misses the row, as if it came just after
+        calls["n"] += 1
+        query = original_select(*args, **kwargs)
+        return query.where(InboxProblem.id < 0) if calls["n"] == 1 else query
+
+    monkeypatch.setattr(ingest_module, "select", racing_select)
+    with caplog.at_level(logging.WARNING, logger="referee.ingest"):
+        steps._problem(IngestReport(), "imap:inbox:7", "cannot be moved", at + timedelta(minutes=1))
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    with world.store.unit_of_work() as session:
+        [row] = session.scalars(select(InboxProblem))
+        assert (row.source, row.count) == ("imap:inbox:7", 2) and calls["n"] == 2
