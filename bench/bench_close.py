@@ -46,6 +46,7 @@ import cProfile
 import io
 import multiprocessing
 import pstats
+import resource
 import sys
 import threading
 import time
@@ -113,8 +114,8 @@ STAGES = [
     ("    Notices.context", "referee.match.notices", "Notices", "context"),
     ("      game.view", "referee.games.stationary_roulette", "StationaryRoulette", "view"),
     ("      game.form", "referee.games.stationary_roulette", "StationaryRoulette", "form"),
-    ("    render_mail (Jinja)", "referee.match.notices", None, "render_mail"),
-    ("    compose (MIME)", "referee.match.notices", None, "compose"),
+    ("    render_mail (Jinja)", "referee.match.press", None, "render_mail"),
+    ("    compose (MIME)", "referee.match.press", None, "compose"),
     ("  commit of each batch", "sqlalchemy.orm.session", "SessionTransaction", "commit"),
     ("    Session.flush (INSERTs, versioned UPDATEs)", "sqlalchemy.orm", "Session", "flush"),
     (
@@ -227,7 +228,14 @@ def set_gc(mode: str) -> None:
 
 
 def worker(
-    kind: str, folder: str, profile_top: int, queue, round_no: int = 0, stages: bool = False, gc_mode: str = "default"
+    kind: str,
+    folder: str,
+    profile_top: int,
+    queue,
+    round_no: int = 0,
+    stages: bool = False,
+    gc_mode: str = "default",
+    mail_workers: int | None = None,
 ) -> None:
     """Run start_due or close_due once in this (fresh) process; report time and memory
     (``profile_top``: under cProfile; ``stages``: with stage timers)."""
@@ -238,6 +246,8 @@ def worker(
     if found is not None:
         time_json_columns(world.store.engine, found)
     referee = Referee(world.store, world.config)  # no transports: the mails stay in the outbox table
+    if mail_workers is not None:
+        referee.notices.press.workers = mail_workers
     deadline = deadline_of(round_no)
     call = (lambda: referee.start_due(START)) if kind == "start" else (lambda: referee.close_due(deadline))
     with world.store.unit_of_work() as session:  # connect, and load what every tick needs, before timing
@@ -269,6 +279,11 @@ def worker(
         out["seconds"] = time.perf_counter() - t0
         out["cpu"] = time.process_time() - c0  # this process only (not the database server's)
         sampler.stop()
+        referee.notices.close()  # the mail workers end: their CPU is the children's
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out["cpu_workers"] = children.ru_utime + children.ru_stime
+        out["by_workers"] = referee.notices.press.by_workers
+        out["waited"] = referee.notices.press.waited
         if found is not None:
             out["stages"] = found
         out["rss_peak_sampled"] = max(sampler.samples, default=before)
@@ -298,10 +313,19 @@ def fresh_processes():
 
 
 def in_fresh_process(
-    ctx, kind: str, folder: Path, profile_top: int = 0, round_no: int = 0, stages: bool = False, gc_mode="default"
+    ctx,
+    kind: str,
+    folder: Path,
+    profile_top: int = 0,
+    round_no: int = 0,
+    stages: bool = False,
+    gc_mode="default",
+    mail_workers: int | None = None,
 ) -> dict:
     queue = ctx.Queue()
-    proc = ctx.Process(target=worker, args=(kind, str(folder), profile_top, queue, round_no, stages, gc_mode))
+    proc = ctx.Process(
+        target=worker, args=(kind, str(folder), profile_top, queue, round_no, stages, gc_mode, mail_workers)
+    )
     proc.start()
     while True:
         try:
@@ -370,6 +394,42 @@ def close_untimed(world, round_no: int) -> float:
     if closed != counts(world)["matches"]:
         raise SystemExit(f"setup: closing round {round_no} closed {closed} matches")
     return time.perf_counter() - t0
+
+
+def time_ab(ctx, tmp: Path, r: int, m: int, pairs: int, workers: int, gc_mode: str) -> dict[int, list[dict]]:
+    """``pairs`` closes of round ``r`` with no mail workers and as many with ``workers``,
+    alternating, each on its own copy of the world (``ab-{r}-{k}``)."""
+    runs: dict[int, list[dict]] = {0: [], workers: []}
+    for k in range(2 * pairs):
+        n = 0 if k % 2 == 0 else workers
+        print(f"round {r}: A/B close {k + 1} of {2 * pairs} (mail workers: {n}) ...", flush=True)
+        common.settle()
+        out = in_fresh_process(ctx, "close", tmp / f"ab-{r}-{k}", round_no=r, gc_mode=gc_mode, mail_workers=n)
+        if out["result"] != m:
+            raise SystemExit(f"the A/B close closed {out['result']} of {m} matches")
+        runs[n].append(out)
+    return runs
+
+
+def print_ab(r: int, m: int, runs: dict[int, list[dict]]) -> None:
+    import statistics
+
+    print(f"\nround {r}, closes side by side (alternating; ms per match: wall / the referee's CPU / workers' CPU):")
+    medians = {}
+    for n, outs in runs.items():
+        walls = [1000 * o["seconds"] / m for o in outs]
+        medians[n] = statistics.median(walls)
+        print(
+            f"  mail workers {n}: "
+            + ", ".join(
+                f"{1000 * o['seconds'] / m:.2f} / {1000 * o['cpu'] / m:.2f} / {1000 * o.get('cpu_workers', 0) / m:.2f}"
+                for o in outs
+            )
+            + f"; median wall {medians[n]:.2f} ms"
+            + (f"; mails by the workers {', '.join(str(o.get('by_workers', 0)) for o in outs)}" if n else "")
+        )
+    (a, b) = sorted(medians)
+    print(f"  wall with workers / without: {medians[b] / medians[a]:.2f}")
 
 
 def counts(world, round_no: int = 0) -> dict[str, int]:
@@ -499,6 +559,22 @@ def main(argv: list[str] | None = None) -> int:
         help="Python's garbage collector in the timed closes: 'default' (as the service runs it), or, to measure "
         "a change the service could make: 'freeze' (gc.freeze() before the close), 'threshold=N', 'off'",
     )
+    parser.add_argument(
+        "--mail-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes that make the timed close's mails ([service] mail_workers; default: the "
+        "service's, one on a machine of two cores or more; 0: all made in the referee's process)",
+    )
+    parser.add_argument(
+        "--ab",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also time K pairs of closes of each timed round on copies, alternating no mail workers and "
+        "--mail-workers (default 1): the press's gain measured side by side on a machine whose speed varies",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (not a scratch database)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (bench/goals.py reads it)")
     args = parser.parse_args(argv)
@@ -528,6 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         closes: dict[int, dict] = {}
         profiles: dict[int, dict] = {}
         staged: dict[int, dict] = {}
+        ab: dict[int, dict[int, list[dict]]] = {}
         seconds = common.setup_season(world, m, p, how=args.setup)
         rows.append((f"load season ({args.setup})", m, seconds, m / seconds, "", "", "", "", ""))
         world.store.dispose()
@@ -586,9 +663,13 @@ def main(argv: list[str] | None = None) -> int:
                 copy_world_on(folder, tmp / f"profile-{r}", scratch, f"profile_{r}")
             if args.stages:
                 copy_world_on(folder, tmp / f"stages-{r}", scratch, f"stages_{r}")
+            for k in range(2 * args.ab):
+                copy_world_on(folder, tmp / f"ab-{r}-{k}", scratch, f"ab_{r}_{k}")
             print(f"round {r}: closing {m:,} matches with Referee.close_due (timed) ...", flush=True)
             common.settle()
-            close = closes[r] = in_fresh_process(ctx, "close", folder, round_no=r, gc_mode=args.gc)
+            close = closes[r] = in_fresh_process(
+                ctx, "close", folder, round_no=r, gc_mode=args.gc, mail_workers=args.mail_workers
+            )
             rows.append(
                 (
                     f"Referee.close_due of round {r} (2 result mails per match)",
@@ -607,13 +688,17 @@ def main(argv: list[str] | None = None) -> int:
             world.store.dispose()
             if args.profile:
                 print(f"round {r}: closing a copy under cProfile ...", flush=True)
-                profiles[r] = in_fresh_process(ctx, "close", tmp / f"profile-{r}", args.top, round_no=r)
+                profiles[r] = in_fresh_process(  # every mail made in the profiled process
+                    ctx, "close", tmp / f"profile-{r}", args.top, round_no=r, mail_workers=0
+                )
                 if profiles[r]["result"] != m:
                     raise SystemExit(f"the profiled close closed {profiles[r]['result']} of {m} matches")
+            if args.ab:
+                ab[r] = time_ab(ctx, tmp, r, m, args.ab, args.mail_workers or 1, args.gc)
             if args.stages:
                 print(f"round {r}: closing a copy with stage timers ...", flush=True)
                 staged[r] = in_fresh_process(
-                    ctx, "close", tmp / f"stages-{r}", round_no=r, stages=True, gc_mode=args.gc
+                    ctx, "close", tmp / f"stages-{r}", round_no=r, stages=True, gc_mode=args.gc, mail_workers=0
                 )
                 if staged[r]["result"] != m:
                     raise SystemExit(f"the close with stage timers closed {staged[r]['result']} of {m} matches")
@@ -653,6 +738,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  CPU time of the referee's process: {close['cpu']:.1f} s, {1000 * close['cpu'] / m:.2f} ms per match "
             f"(steadier than wall time on a shared machine)"
+            + (
+                f"; the mail workers' {close['cpu_workers']:.1f} s ({close['by_workers']:,} of the "
+                f"{2 * m:,} mails; the referee waited {close['waited']:.1f} s for them)"
+                if close.get("by_workers")
+                else "; no mail workers"
+            )
         )
         print(
             f"  goal: a round of {GOAL_MATCHES:,} matches closed in <= {GOAL_SECONDS:.0f} s: "
@@ -683,7 +774,13 @@ def main(argv: list[str] | None = None) -> int:
         figures = {
             "matches": m,
             "rounds": {
-                str(r): {"seconds": c["seconds"], "cpu": c["cpu"], "per_match_ms": 1000 * c["seconds"] / m}
+                str(r): {
+                    "seconds": c["seconds"],
+                    "cpu": c["cpu"],
+                    "cpu_workers": c.get("cpu_workers", 0.0),
+                    "by_workers": c.get("by_workers", 0),
+                    "per_match_ms": 1000 * c["seconds"] / m,
+                }
                 for r, c in closes.items()
             },
             "goal_matches": GOAL_MATCHES,
@@ -691,6 +788,8 @@ def main(argv: list[str] | None = None) -> int:
             "goal_ratio": GOAL_RATIO,
         }
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    for r, runs in ab.items():
+        print_ab(r, m, runs)
     if staged:
         print_stages(staged, m)
     for r, profile in profiles.items():

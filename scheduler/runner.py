@@ -190,6 +190,7 @@ class ServiceRunner:
             await asyncio.gather(self._archive, return_exceptions=True)
         async with self._lock:
             await self.referee.close_transports()  # log out of IMAP, QUIT SMTP
+        self.referee.notices.close()  # the mail workers (referee.match.press)
         log.info("referee stopped")
 
     async def watch(self) -> None:

@@ -133,6 +133,9 @@ class ServiceConfig:
     notices_per_hour: int = 3
     # mails from one sender judged within an hour (by arrival); past it, ignored unread
     mails_per_sender_hour: int = 60
+    # worker processes that make the mails of a large batch (a close of many matches) beside
+    # the referee's own (referee.match.press); None: one on a machine of two cores or more
+    mail_workers: int | None = None
     dkim: DkimSettings | None = None  # [dkim]: outbound mail is signed when set
     archive: ArchiveSettings | None = None  # [archive]: `referee run` keeps the static site current
     extra: dict[str, Any] = field(default_factory=dict)
@@ -231,6 +234,7 @@ def load_service_config(path: Path) -> ServiceConfig:
             "quiet_minutes",
             "notices_per_hour",
             "mails_per_sender_hour",
+            "mail_workers",
         },
         swhere,
     )
@@ -254,6 +258,9 @@ def load_service_config(path: Path) -> ServiceConfig:
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{swhere}: {name} must be a positive integer, got {value!r}")
         limits[name] = value
+    workers = svc.get("mail_workers")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 8):
+        raise ConfigError(f"{swhere}: mail_workers must be a whole number from 0 to 8, got {workers!r}")
     level = str(svc.get("log_level", "INFO")).upper()
     if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         raise ConfigError(f"{swhere}: log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -267,6 +274,7 @@ def load_service_config(path: Path) -> ServiceConfig:
         log_level=level,
         arrival_grace_seconds=float(grace),
         **limits,
+        mail_workers=workers,
         dkim=_dkim(_table(data, "dkim", where), f"{where} [dkim]", base, mc.domain) if "dkim" in data else None,
         archive=_archive(_table(data, "archive", where), f"{where} [archive]", base) if "archive" in data else None,
     )

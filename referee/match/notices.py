@@ -18,17 +18,17 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from referee.bidi import isolate, isolate_names, turns
+from referee.bidi import isolate
 from referee.config import ServiceConfig
 from referee.games import GAMES
 from referee.games.base import Step, open_steps
 from referee.games.quick import answers_of
 from referee.mail import tokens
-from referee.mail.calendar import Deadline, calendar, summary
+from referee.mail.calendar import Deadline, summary
 from referee.mail.compose import compose, make_message_id
-from referee.mail.html_mail import to_html
 from referee.mail.parse import Headers
 from referee.match import opensteps
+from referee.match.press import MailSpec, Press, PressError, default_workers, make
 from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
@@ -43,18 +43,53 @@ MOVED_DEADLINE = frozenset({"extended", "resumed"})
 # the mails that name the deadline of the step they are about (and the organizer's words above):
 # their outbox row keeps it, and delivery notes or drops such a mail once it has passed
 NAMING_DEADLINE = frozenset({"step", "receipt", "error", "reminder", "spoof", "handover"})
-ARCHIVE_LINE = "This match in the archive:"
-GUIDE_LINE = "How to play by mail, and the archive:"
-CALENDAR_TYPE = "application/ics"  # the deadline's event (an .ics file: METHOD:PUBLISH inside)
-# Unicode isolates (UAX #9): player-supplied text between them cannot reorder the rest of a line
+_PRESS = "press"  # the rows' hook (referee.store.rows.before_write) that makes a batch's mails
 
-__all__ = ["Notices", "person"]
+__all__ = ["Notices", "PressError", "person"]
 
 
 class Notices:
-    def __init__(self, config: ServiceConfig):
+    def __init__(self, config: ServiceConfig, press: Press | None = None):
         self.config = config
         self.loop_value = config.mail.domain
+        workers = config.mail_workers if config.mail_workers is not None else default_workers()
+        self.press = press if press is not None else Press(workers)
+
+    # ------------------------------------------------------------------ making the mails
+
+    def defer(self, session: Session, matches: int = 0) -> None:
+        """With workers (``[service] mail_workers``), make the mails ``session`` writes from
+        now on together, just before its rows are written (at a flush, at the commit, or at
+        :meth:`made`), sharing them with the press's workers (:mod:`referee.match.press`) as
+        they come; one batch's closes write hundreds.
+        ``matches``: how many the batch works on (the workers are started when they are
+        many, two mails each, while the referee does the batch's own work)."""
+        if self.press.workers < 1:
+            return  # no workers: each mail is made as it is written
+        if 2 * matches >= self.press.parallel:
+            self.press.warm()
+        if rows.hook(session, _PRESS) is None:
+            rows.before_write(session, _PRESS, _Deferred(self.press))
+
+    def made(self, session: Session) -> None:
+        """Make the mails waiting in ``session`` now (:class:`PressError` names the match of
+        one that fails): a batch calls it before it commits, to know which match failed."""
+        deferred = rows.hook(session, _PRESS)
+        if deferred is not None:
+            deferred(session)
+
+    def close(self) -> None:
+        """Stop the press's workers."""
+        self.press.close()
+
+    def _made(self, session: Session, spec: MailSpec) -> bytes | None:
+        """The mail's bytes now, or None when ``session`` defers its mails: its outbox row is
+        then filled in with the batch's (:meth:`defer`)."""
+        deferred = rows.hook(session, _PRESS)
+        if deferred is None:
+            return make(spec)
+        deferred.add(spec)
+        return None
 
     def announce_step(
         self,
@@ -299,26 +334,16 @@ class Notices:
         error = context.get("error")
         if isinstance(error, dict) and context["names"]:  # an engine's reason names players by key
             context["error"] = {**error, "reason": named(error.get("reason"), context["names"])}
-        game_name = match.game if match is not None else "common"
-        rendered = render_mail(game_name, kind, context)
-        text, html, attachments = rendered.text, None, []
-        subject = rendered.subject
-        if match is not None:  # names a game's own view writes as they are: isolated here too
-            text, subject = _isolated(text, subject, [s.player.name for s in match.seats], context.get("form"))
-        if match is not None and kind == "step":
-            text = self._with_archive_link(text, match)
+        step_mail = match is not None and kind == "step"
+        deadline = None
+        if match is not None and (step_mail or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)):
+            deadline = self._deadline_event(match, player, context, at)
+        if step_mail:
+            assert match is not None
             answers = answers_of(GAMES[match.game], match.state, player.key) if context["form"] else []
-            html = to_html(
-                text, subject=subject, reply_to=context.get("reply_to"), answers=answers, form=context["form"]
-            )
-        else:  # every other mail links the archive's "For players" page (how to play by mail)
-            text = self._with_guide_link(text)
-        if match is not None and (kind == "step" or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)):
-            ics = self._deadline_calendar(match, player, context, at)
-            if ics is not None:
-                # application/ics, not text/calendar: a client that quotes every text part of the
-                # mail it answers (mutt) would quote the event too, and the reader would not know it
-                attachments.append((CALENDAR_TYPE, "deadline.ics", ics))
+            link = self.match_url(match)
+        else:
+            answers, link = [], self._guide_url()
         domain = self.config.mail.domain
         message_id = make_message_id(dedupe, domain)
         references: list[str] = []
@@ -338,43 +363,53 @@ class Notices:
             if not reply_to_mail.references and reply_to_mail.in_reply_to:
                 references.append(reply_to_mail.in_reply_to)
             references.append(reply_to_mail.message_id)
-        data = compose(
-            from_addr=self.config.mail.address,
-            from_name=self.config.mail.name,
-            to_addr=player.email,
-            to_name=player.name,
-            reply_to=context.get("reply_to"),
-            subject=subject,
-            text=text,
-            html=html,
-            message_id=message_id,
-            date=at,
-            in_reply_to=in_reply_to,
-            references=references,
-            auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
-            loop_value=self.loop_value,
-            attachments=attachments,
+        spec = MailSpec(
+            game=match.game if match is not None else "common",
+            kind=kind,
+            context=context,
+            envelope={
+                "from_addr": self.config.mail.address,
+                "from_name": self.config.mail.name,
+                "to_addr": player.email,
+                "to_name": player.name,
+                "reply_to": context.get("reply_to"),
+                "message_id": message_id,
+                "date": at,
+                "in_reply_to": in_reply_to,
+                "references": references,
+                "auto_submitted": "auto-replied" if reply_to_mail is not None else "auto-generated",
+                "loop_value": self.loop_value,
+            },
+            # names a game's own view writes as they are: isolated in the mail too
+            seats=tuple(s.player.name for s in match.seats) if match is not None else None,
+            step_mail=step_mail,
+            link=link,
+            answers=tuple(answers),
+            deadline=deadline,
+            zone=player.zone,
+            match_id=match.id if match is not None else None,
+            match_key=match.key if match is not None else None,
         )
-        rows.add(  # a plain row, written with the batch (referee.store.rows)
-            session,
-            OUTBOX,
-            _outbox_row(
-                dedupe,
-                message_id,
-                kind,
-                player.email,
-                data,
-                at,
-                match_id=match.id if match else None,
-                step_key=context["step"]["key"] if context["step"] else None,
-                step_title=context["step"]["title"] if context["step"] else None,
-                inbound_id=inbound_id,
-                form=context.get("form"),
-                deadline=_promised(context["deadline_at"], at)
-                if kind in NAMING_DEADLINE or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)
-                else None,
-            ),
+        data = self._made(session, spec)
+        row = _outbox_row(
+            dedupe,
+            message_id,
+            kind,
+            player.email,
+            data,
+            at,
+            match_id=match.id if match else None,
+            step_key=context["step"]["key"] if context["step"] else None,
+            step_title=context["step"]["title"] if context["step"] else None,
+            inbound_id=inbound_id,
+            form=context.get("form"),
+            deadline=_promised(context["deadline_at"], at)
+            if kind in NAMING_DEADLINE or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)
+            else None,
         )
+        if data is None:
+            rows.hook(session, _PRESS).rows.append(row)  # filled in when the batch's mails are made
+        rows.add(session, OUTBOX, row)  # a plain row, written with the batch (referee.store.rows)
 
     def match_url(self, match: Match) -> str | None:
         """The match's page in the archive, when ``[archive] base_url`` says where it is published."""
@@ -385,25 +420,17 @@ class Notices:
 
         return f"{archive.base_url}seasons/{segment(match.season.key)}/matches/{segment(match.key)}/"
 
-    def _with_guide_link(self, text: str) -> str:
-        """``text`` with a line that links the archive's "For players" page (from which every
-        page of the archive is a click away), when ``[archive] base_url`` is set."""
+    def _guide_url(self) -> str | None:
+        """The archive's "For players" page (from which every page of the archive is a click
+        away), which every mail but a step's links, when ``[archive] base_url`` is set."""
         archive = self.config.archive
         if archive is None or not archive.base_url:
-            return text
+            return None
         from referee.archive.pages import Paths
 
-        return _last_line(text, GUIDE_LINE, f"{archive.base_url}{Paths.GUIDE}")
+        return f"{archive.base_url}{Paths.GUIDE}"
 
-    def _with_archive_link(self, text: str, match: Match) -> str:
-        """``text`` with the line that links the match's archive page last before the
-        signature (the address alone on its own line when the two do not fit in 78 columns)."""
-        url = self.match_url(match)
-        if url is None:
-            return text
-        return _last_line(text, ARCHIVE_LINE, url)
-
-    def _deadline_calendar(self, match: Match, player: Player, context: dict[str, Any], at: datetime) -> str | None:
+    def _deadline_event(self, match: Match, player: Player, context: dict[str, Any], at: datetime) -> Deadline | None:
         """The iCalendar event (``referee.mail.calendar``) of the deadline the mail sets for
         ``player``: of the step the mail is about, when the player acts in it and it has a
         deadline still ahead; None otherwise."""
@@ -417,7 +444,7 @@ class Notices:
         if deadline is None or deadline <= at:
             return None
         game = GAMES[match.game]
-        event = Deadline(
+        return Deadline(
             season=match.season.key,
             match=match.key,
             step=step["key"],
@@ -431,7 +458,6 @@ class Notices:
             url=self.match_url(match),
             sequence=match.last_event_seq,
         )
-        return calendar([event], player.zone, stamp=at)
 
     def mail_organizer(
         self,
@@ -669,7 +695,7 @@ def _outbox_row(
     message_id: str,
     kind: str,
     to_addr: str,
-    message: bytes,
+    message: bytes | None,
     at: datetime,
     *,
     match_id: int | None = None,
@@ -702,22 +728,23 @@ def _outbox_row(
     }
 
 
-def _last_line(text: str, label: str, url: str) -> str:
-    """``text`` with ``label url`` as its last paragraph before the signature (the address
-    alone on its own line when the two do not fit in 78 columns)."""
-    line = f"{label} {url}"
-    if len(line) > 78:
-        line = f"{label}\n{url}"
-    body, sep, signature = text.partition("\n-- \n")
-    return body.rstrip("\n") + "\n\n" + line + "\n" + sep + signature
+class _Deferred:
+    """The mails a session defers (:meth:`Notices.defer`): a batch of the press (which hands
+    them to its workers as they come) and their outbox rows, in the order they were written;
+    called before the session's rows are written, it fills in the rows' mails."""
 
+    def __init__(self, press: Press):
+        self.press = press
+        self.batch = press.batch()
+        self.rows: list[dict[str, Any]] = []
 
-def _isolated(text: str, subject: str, names: list[str], form: str | None) -> tuple[str, str]:
-    """``text`` and ``subject`` with every name that can turn a line around isolated
-    (:func:`referee.bidi.isolate_names`), but in the lines of the form, which the player
-    sends back and the grammar reads as written."""
-    if not any(turns(name) for name in names):
-        return text, subject
-    keep = {line.strip() for line in (form or "").splitlines() if line.strip()}
-    lines = [line if line.strip() in keep else isolate_names(line, names) for line in text.split("\n")]
-    return "\n".join(lines), isolate_names(subject, names)
+    def add(self, spec: MailSpec) -> None:
+        self.batch.add(spec)
+
+    def __call__(self, _session: Session) -> None:
+        if not self.rows:
+            return
+        batch, out = self.batch, self.rows
+        self.batch, self.rows = self.press.batch(), []
+        for row, data in zip(out, batch.finish(), strict=True):
+            row["message"] = data

@@ -23,7 +23,7 @@ from referee.games.base import GameError
 from referee.pipeline import BATCH, batch_work
 from referee.match import opensteps
 from referee.match.book import MATCH_CONTEXT, MatchBook
-from referee.match.notices import Notices
+from referee.match.notices import Notices, PressError
 from referee.store.db import Store
 from referee.season.frame import WAITING, Waiting
 from referee.store.models import Inbound, Match
@@ -157,9 +157,14 @@ class Clock:
                     if not matches:
                         return total
                     self.book.preload_balances(session, matches)
+                    self.notices.defer(session, len(matches))  # the batch's mails are made together
                     for match in matches:
                         with self._isolated(match, doing):
                             done += work(session, match)
+                    try:
+                        self.notices.made(session)
+                    except PressError as exc:
+                        self._abandon(exc, doing)
             except _Abandoned:
                 continue  # rolled back; the failing match is in self.broken
             total += done
@@ -171,10 +176,24 @@ class Clock:
             yield
         except (StaleDataError, IntegrityError, OperationalError):
             raise  # another process got there first: roll back; the next tick re-checks
+        except PressError as exc:  # a mail of this batch, made at a flush: its match's fault
+            self._abandon(exc, doing, match)
         except Exception as exc:
             log.exception("match %s: %s failed; left as it was", match.key, doing)
             self.broken.add(match.id)
             raise _Abandoned from exc
+
+    def _abandon(self, exc: PressError, doing: str, match: Match | None = None) -> None:
+        """A mail of the batch could not be made: its match (else ``match``, the one being
+        worked on) is left as it was, logged, and the batch redone without it."""
+        match_id, key = (exc.match_id, exc.match_key) if exc.match_id is not None else (None, None)
+        if match_id is None and match is not None:
+            match_id, key = match.id, match.key
+        if match_id is None:
+            raise exc  # a mail about no match, outside any match's work: the tick logs it
+        log.error("match %s: %s failed, a mail could not be made; left as it was", key, doing, exc_info=exc)
+        self.broken.add(match_id)
+        raise _Abandoned from exc
 
 
 def _name(match: Match, key: str) -> str:

@@ -19,6 +19,7 @@ objects clean with their new version.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Table, bindparam, event, insert, select
@@ -26,9 +27,10 @@ from sqlalchemy.orm import Mapper, Session, sessionmaker
 from sqlalchemy.orm.attributes import instance_state, set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
-__all__ = ["add", "flush", "insert_once", "install", "write_versioned"]
+__all__ = ["add", "before_write", "flush", "hook", "insert_once", "install", "write_versioned"]
 
 _KEY = "referee.rows"  # session.info key of the rows waiting: {table: [row, ...]}
+_HOOKS = "referee.rows.hooks"  # session.info key of the hooks run before they are written
 
 
 def add(session: Session, table: Table, row: dict[str, Any]) -> None:
@@ -36,8 +38,22 @@ def add(session: Session, table: Table, row: dict[str, Any]) -> None:
     session.info.setdefault(_KEY, {}).setdefault(table, []).append(row)
 
 
+def before_write(session: Session, name: str, hook: Callable[[Session], None]) -> None:
+    """Call ``hook`` before the session's waiting rows are written, each time, until the
+    transaction ends (a rollback forgets it): it may fill in values of rows it added, such
+    as the mails of a batch made together (:meth:`referee.match.notices.Notices.defer`)."""
+    session.info.setdefault(_HOOKS, {})[name] = hook
+
+
+def hook(session: Session, name: str) -> Any:
+    """The hook ``name`` of :func:`before_write`, or None."""
+    return session.info.get(_HOOKS, {}).get(name)
+
+
 def write(session: Session) -> None:
     """Send the rows waiting, one executemany per table, in the order tables were first used."""
+    for before in list(session.info.get(_HOOKS, {}).values()):
+        before(session)
     waiting: dict[Table, list[dict[str, Any]]] | None = session.info.pop(_KEY, None)
     if not waiting:
         return
@@ -138,6 +154,11 @@ def install(factory: sessionmaker) -> None:
     def _before_commit(session: Session) -> None:
         write(session)
 
+    @event.listens_for(factory, "after_commit")
+    def _after_commit(session: Session) -> None:
+        session.info.pop(_HOOKS, None)
+
     @event.listens_for(factory, "after_rollback")
     def _after_rollback(session: Session) -> None:
         session.info.pop(_KEY, None)
+        session.info.pop(_HOOKS, None)

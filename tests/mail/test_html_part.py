@@ -240,7 +240,8 @@ def test_step_mails_link_the_match_page_when_the_archive_has_a_base_url(played):
     import dataclasses
 
     from referee.config import ArchiveSettings
-    from referee.match.notices import ARCHIVE_LINE, Notices
+    from referee.match.notices import Notices
+    from referee.match.press import ARCHIVE_LINE, last_line
 
     game, mails, _state, _players = played
     assert all(ARCHIVE_LINE not in msg.get_body(("plain",)).get_content() for _, msg in mails)  # no base_url: no line
@@ -257,8 +258,9 @@ def test_step_mails_link_the_match_page_when_the_archive_has_a_base_url(played):
         season = _Season()
 
     text = "Dear Ann,\n\nNews.\n\n-- \nThe referee (an automated service)\n"
-    linked = notices._with_archive_link(text, _Match())  # type: ignore[arg-type]
     url = base + "seasons/test/matches/m1/"
+    assert notices.match_url(_Match()) == url  # type: ignore[arg-type]
+    linked = last_line(text, ARCHIVE_LINE, url)
     assert url in linked and ARCHIVE_LINE in linked
     assert linked.index(url) < linked.index("\n-- \n")  # near the end, before the signature
     assert all(len(line) <= 78 or len(line.split()) == 1 for line in linked.split("\n"))
@@ -281,12 +283,15 @@ def test_other_mails_link_the_archive_s_page_for_players_when_it_has_a_base_url(
     import dataclasses
 
     from referee.config import ArchiveSettings
-    from referee.match.notices import GUIDE_LINE, Notices
+    from referee.match.notices import Notices
+    from referee.match.press import GUIDE_LINE, last_line
 
     text = "Dear Ann,\n\nNews.\n\n-- \nThe referee (an automated service)\n"
-    assert Notices(_config())._with_guide_link(text) == text  # no base_url: no line
+    assert Notices(_config())._guide_url() is None  # no base_url: no line
     config = dataclasses.replace(_config(), archive=ArchiveSettings(dir=Path("site"), base_url="https://e.org/a/"))
-    linked = Notices(config)._with_guide_link(text)
+    url = Notices(config)._guide_url()
+    assert url == "https://e.org/a/players.html"
+    linked = last_line(text, GUIDE_LINE, url)
     assert f"{GUIDE_LINE} https://e.org/a/players.html\n\n-- \n" in linked
 
 
@@ -295,7 +300,7 @@ def test_every_name_a_game_s_view_writes_is_isolated_too_but_in_the_form():
     they are: the mail isolates every occurrence of a name that can turn a line around, once,
     and leaves the form's lines (which the player sends back) as written."""
     from referee.bidi import FSI, PDI, isolate_names
-    from referee.match.notices import _isolated
+    from referee.match.press import _isolated
 
     evil = "Bob \u202eevil"
     text = f"Dear Ann,\n\n{evil} stays; {FSI}{evil}{PDI} too.\nNOMINATE {evil}\n"

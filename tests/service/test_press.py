@@ -1,0 +1,191 @@
+"""The press (referee.match.press): a batch's mails made together before it commits, a
+large batch shared with a worker process, and what a failure costs."""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import signal
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from referee.match import press as press_module
+from referee.match.press import MailSpec, Press, make
+from referee.store.models import Match, Outbox
+from tests.service.harness import DAY, START, World
+
+ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC", "Australia/Adelaide", "America/Sao_Paulo")
+
+
+def _season(matches: int) -> dict:
+    players = [
+        {
+            "id": f"p{i:02}",
+            # a name that can turn a line around: isolated in every mail but the form's lines
+            "name": "Bob \u202eevil" if i == 3 else f"Player {i}",
+            "email": f"p{i:02}@example.test",
+            "timezone": ZONES[i % len(ZONES)],
+        }
+        for i in range(2 * matches)
+    ]
+    return {
+        "season": {"id": "test", "name": "Test season", "starting_chips": 200},
+        "players": players,
+        "matches": [
+            {
+                "id": f"m{n}",
+                "game": "stationary-roulette",
+                "players": [f"p{2 * n:02}", f"p{2 * n + 1:02}"],
+                "start": START.isoformat(),
+                "seed": n,
+                "reminders": ["2h"],
+            }
+            for n in range(matches)
+        ],
+    }
+
+
+def _mails(world: World) -> dict[str, bytes]:
+    with world.store.unit_of_work() as session:
+        return {row.dedupe_key: row.message for row in session.scalars(select(Outbox))}
+
+
+class _Recording(Press):
+    """A press that keeps the specs it was given."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.specs: list[MailSpec] = []
+
+    def batch(self):
+        batch = super().batch()
+        add = batch.add
+
+        def recorded(spec: MailSpec) -> None:
+            self.specs.append(spec)
+            add(spec)
+
+        batch.add = recorded  # type: ignore[method-assign]
+        return batch
+
+
+def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_template):
+    """A close's mails made by a worker process are, byte for byte, the mails the referee
+    makes itself: the same template, wrapping, names isolated, HTML part and calendar."""
+    url = lambda name: f"sqlite:///{tmp_path / name}"  # noqa: E731
+    for name in ("here.db", "shared.db"):
+        (tmp_path / name).write_bytes(sqlite_template.read_bytes())
+    here = World(tmp_path / "here", url("here.db"), season=_season(6))
+    shared = World(tmp_path / "shared", url("shared.db"), season=_season(6))
+    here.referee.notices.press = Press(0)
+    shared.referee.notices.press = Press(1, parallel=4, chunk=2)
+    try:
+        assert shared.referee.notices.press.start()
+        for world in (here, shared):
+            world.tick(START)  # the first mails: 12
+            world.tick(START + 2 * DAY)  # the preparation phase and round 1 close: results, steps
+        mails = _mails(here)
+        assert len(mails) >= 36
+        assert _mails(shared) == mails
+        # the worker took the chunks it was handed first (from the batch's end) at least
+        assert shared.referee.notices.press.by_workers >= 4
+        assert here.referee.notices.press.by_workers == 0
+    finally:
+        shared.referee.notices.close()
+
+
+def test_a_worker_killed_costs_only_time(tmp_path, sqlite_template):
+    """A worker that dies (killed, out of memory) loses no mail: the batch's mails are made
+    here, the same, and the next large batch starts a new worker."""
+    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
+    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(4))
+    recording = _Recording(1, parallel=10**6)  # the mails deferred, all made here
+    world.referee.notices.press = recording
+    world.tick(START)
+    specs = recording.specs
+    assert len(specs) == 8
+    wanted = [make(spec) for spec in specs]
+
+    press = Press(1, parallel=2, chunk=1)
+    try:
+        assert press.start()
+        for worker in press._workers:
+            os.kill(worker.process.pid, signal.SIGKILL)
+        assert press.make_all(specs) == wanted  # made here
+        assert press.start()  # a new worker (the next large batch would start it)
+        assert press.make_all(specs) == wanted
+        assert press.by_workers >= 1
+    finally:
+        press.close()
+
+
+def test_a_spec_a_worker_cannot_make_is_made_here():
+    """A worker answers None for a mail it failed to make; the mail is made here (where the
+    error, if it is one, is raised with its traceback)."""
+    spec = MailSpec(
+        game="common",
+        kind="no-such-template",
+        context={},
+        envelope={},
+    )
+    assert press_module._make_chunk([pickle.dumps(spec)]) == [None]
+    with pytest.raises(press_module.PressError, match="no-such-template"):
+        Press(1, parallel=1).make_all([spec, spec])  # one chunk stays here, one goes to the worker
+
+
+def test_a_mail_that_cannot_be_made_leaves_its_match_as_it_was(tmp_path, sqlite_template, monkeypatch, caplog):
+    """A close whose mail for one match cannot be made (a template's bug) leaves that match
+    as it was, logged by its key, and closes the others of the batch."""
+    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
+    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(3))
+    world.referee.notices.press = Press(1)  # the batch's mails made together (too few for the worker)
+    world.tick(START)
+
+    def failing(spec):
+        if spec.match_key == "m1":
+            raise RuntimeError("a template's bug")
+        return make(spec)
+
+    monkeypatch.setattr(press_module, "make", failing)
+    with caplog.at_level(logging.ERROR, logger="referee"):
+        world.tick(START + DAY + timedelta(minutes=1))
+    with world.store.unit_of_work() as session:
+        steps = {m.key: m.step_key for m in session.scalars(select(Match))}
+        late = {r.match_id for r in session.scalars(select(Outbox).where(Outbox.kind == "step"))}
+    assert steps["m0"] != "round-0" and steps["m2"] != "round-0"
+    assert steps["m1"] == "round-0"  # left as it was
+    assert any("match m1" in r.getMessage() and "could not be made" in r.getMessage() for r in caplog.records)
+    assert late  # the others' mails are there
+
+
+def test_a_worker_ends_when_the_referee_is_killed(tmp_path):
+    """A referee killed (kill -9: it cannot stop its workers) leaves no worker behind."""
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "killed.py"
+    script.write_text(
+        "import os, signal\n"
+        "from referee.match.press import Press\n"
+        "if __name__ == '__main__':\n"
+        "    press = Press(1)\n"
+        "    assert press.start()\n"
+        "    print(*(w.process.pid for w in press._workers), flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    (pid,) = map(int, run.stdout.split())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(f"the worker {pid} outlived the referee's process by a minute")
