@@ -52,8 +52,24 @@ def load_season(
             if dry_run:
                 raise _DryRun
     except _DryRun:
-        pass
+        return changes
+    if changes:
+        analyze_after_load(store)
     return changes
+
+
+def analyze_after_load(store: Store) -> None:
+    """On PostgreSQL, the planner's statistics of the tables a season load fills, at once:
+    a season of thousands of matches may start (and close) before autovacuum has looked at
+    them, and a plan made for a table it believes empty scans the whole season's ledger
+    for every batch of balances (bench/README.md). SQLite plans by its indexes alone."""
+    if store.engine.dialect.name != "postgresql":
+        return
+    from sqlalchemy import text
+
+    with store.engine.connect() as connection:
+        connection.execute(text("ANALYZE players, matches, seats, ledger"))
+        connection.commit()
 
 
 def check_past_starts(matches: list[MatchSpec], now: datetime, *, allow_past: bool = False) -> list[str]:

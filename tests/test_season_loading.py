@@ -252,3 +252,25 @@ def test_starting_garnets_must_be_a_whole_number(sqlite_store):
     data["season"]["starting_garnets"] = -1
     with pytest.raises(ConfigError, match="starting_garnets must be a whole number >= 0"):
         parse_season(data, "season.toml")
+
+
+# ---------------------------------------------------------------------------- the planner's statistics
+
+
+def test_a_load_gives_postgresql_the_statistics_of_what_it_filled(store):
+    """A season of thousands of matches may start and close before autovacuum looks at the
+    tables: the load analyzes them (on PostgreSQL; SQLite plans by its indexes)."""
+    from sqlalchemy import text
+
+    postgresql = store.engine.dialect.name == "postgresql"
+    if postgresql:
+        with store.engine.connect() as connection:
+            before = connection.execute(text("SELECT clock_timestamp()")).scalar_one()
+    load(store, SEASON)
+    if not postgresql:
+        return
+    with store.engine.connect() as connection:
+        analyzed = connection.execute(
+            text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze >= :before"), {"before": before}
+        ).scalars()
+        assert {"players", "matches", "seats", "ledger"} <= set(analyzed)
