@@ -53,6 +53,7 @@ CALENDAR_TYPE = "application/ics"  # the deadline's event (an .ics file: METHOD:
 PARALLEL = 64  # a batch of at least this many mails (32 matches' closes) starts the workers
 CHUNK = 8  # mails a worker makes at a time
 AHEAD = 4  # chunks handed to each worker at once: the next is there when it finishes one
+RESTART_AFTER = 60.0  # seconds after a worker died before another is started
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,13 +225,18 @@ class Press:
         self.parallel = parallel
         self.chunk = chunk
         self._workers: list[_Worker] = []
+        self._failed_at: float | None = None  # when a worker last died (monotonic)
         self.by_workers = 0  # mails the workers made (for the benchmarks and the tests)
         self.waited = 0.0  # seconds this process waited for them
 
     def warm(self) -> None:
         """Start the workers without waiting for them: a large batch is coming. Until one
         has said it is ready, this process makes every mail itself (a worker takes a
-        second or so to start: nothing waits for it)."""
+        second or so to start: nothing waits for it). After a worker died, none is started
+        for ``RESTART_AFTER`` seconds (one that cannot start would otherwise be tried, and
+        logged, at every batch)."""
+        if self._failed_at is not None and time.monotonic() - self._failed_at < RESTART_AFTER:
+            return
         while len(self._workers) < self.workers:
             try:
                 self._workers.append(_Worker())
@@ -278,6 +284,7 @@ class Press:
         """A worker that died: dropped (a later batch starts another); the chunks it had are
         made here (the batch finds them unanswered)."""
         log.warning("a mail worker failed (%s: %s): its mails are made here", type(exc).__name__, exc)
+        self._failed_at = time.monotonic()
         if worker in self._workers:
             self._workers.remove(worker)
         try:

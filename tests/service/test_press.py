@@ -115,7 +115,9 @@ def test_a_worker_killed_costs_only_time(tmp_path, sqlite_template):
         for worker in press._workers:
             os.kill(worker.process.pid, signal.SIGKILL)
         assert press.make_all(specs) == wanted  # made here
-        assert press.start()  # a new worker (the next large batch would start it)
+        assert not press.start()  # none started at once after a worker died (RESTART_AFTER)
+        press._failed_at -= press_module.RESTART_AFTER
+        assert press.start()  # then a new worker (the next large batch would start it)
         assert press.make_all(specs) == wanted
         assert press.by_workers >= 1
     finally:
