@@ -77,6 +77,13 @@ def parse_internaldate(value: str) -> datetime:
     return local.astimezone(timezone.utc)
 
 
+# A MOVE (or COPY, STORE) refused because the message was expunged meanwhile: another
+# process on the same mailbox stored and moved it (Dovecot: "NO [EXPUNGEISSUED] Some of the
+# requested messages no longer exist"); RFC 5530's response codes say so
+_GONE = re.compile(r"\[(?:EXPUNGEISSUED|NONEXISTENT)\]", re.IGNORECASE)
+_GONE_COMMANDS = frozenset({"MOVE", "COPY", "STORE"})
+
+
 class ImapSource:
     """A :class:`~referee.mail.transport.MailSource` on an IMAP folder."""
 
@@ -340,7 +347,10 @@ class ImapSource:
             self._imap = None
             raise TransportError(f"{name} failed on {self.settings.host}: {type(exc).__name__}: {exc}") from exc
         if response.result != "OK":
-            raise TransportError(f"{name} refused by {self.settings.host}: {_text(response.lines)}")
+            text = _text(response.lines)
+            if name in _GONE_COMMANDS and _GONE.search(text):  # RFC 5530's codes: gone meanwhile
+                raise MailGone(f"{name} on {self.settings.host}: the mail is gone: {text}")
+            raise TransportError(f"{name} refused by {self.settings.host}: {text}")
         return response
 
     def _same_folder(self, item: ImapItem) -> None:

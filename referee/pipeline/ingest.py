@@ -110,6 +110,8 @@ class Ingest:
             try:
                 await mark_many([mail.item for mail in mails])
                 return
+            except MailGone:  # some were moved by another process: the rest one by one
+                log.info("ingest: of %d mails, some were moved by another process; the rest one by one", len(mails))
             except (OSError, TransportError) as exc:
                 log.warning("ingest: marking %d mails at once failed (%s); one by one", len(mails), _os_error(exc))
         for mail in mails:
@@ -267,6 +269,8 @@ class Ingest:
     async def _mark(self, mail: _Mail, report: IngestReport, now: datetime) -> None:
         try:
             await self.source.mark_processed(mail.item)
+        except MailGone:  # another process on the mailbox stored it too, and moved it first
+            log.info("ingest: %s was moved out of the inbox by another process", mail.item.key)
         except (OSError, TransportError) as exc:
             log.warning("ingest: %s is stored but could not be marked processed (%s)", mail.item.key, _os_error(exc))
             reason = f"stored, but cannot be moved out of the inbox (new/ or the IMAP folder): {_os_error(exc)}"

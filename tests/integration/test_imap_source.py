@@ -10,6 +10,7 @@ import asyncio
 import email
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from sqlalchemy import select
 
 from referee.config import ImapSettings
@@ -182,3 +183,28 @@ async def test_a_mail_too_large_is_read_only_in_part_answered_with_an_error_and_
         await source.close()
     finally:
         world.store.dispose()
+
+
+async def test_a_mail_another_process_moved_is_gone_not_a_problem(mailstack: MailStack) -> None:
+    """Two processes on one mailbox list the same mail; one stores and moves it, then the
+    other's MOVE finds it gone: MailGone (nothing to do), not a transport failure that would
+    be recorded as an inbox problem."""
+    from referee.mail.transport import MailGone
+
+    first, second = source_for(mailstack), source_for(mailstack)
+    try:
+        await first.pending()
+        waiting = len(await first.pending())
+        _, raw = make_message(mailstack, mailstack.address("referee"), "taken twice", "a body\n")
+        await send(mailstack, [mailstack.address("referee")], raw)
+        (mine, *_) = [i for i in await wait_until_waiting(first, waiting + 1, mailstack)][-1:]
+        theirs = [i for i in await second.pending() if i.uid == mine.uid]
+        assert theirs, "the second session lists the mail too"
+        await second.mark_processed(theirs[0])
+        with pytest.raises(MailGone):  # Dovecot: NO [EXPUNGEISSUED] ... no longer exist
+            await first.mark_processed(mine)
+        assert mine.uid not in {i.uid for i in await first.pending()}
+        assert await count_in(mailstack, "referee", "Processed") >= 1
+    finally:
+        await first.close()
+        await second.close()
