@@ -169,8 +169,13 @@ def _serve(conn: Any) -> None:
 
 
 def default_workers() -> int:
-    """Worker processes by default: one beside us on a machine of two cores or more."""
-    return 1 if (os.cpu_count() or 1) >= 2 else 0
+    """Worker processes by default: one beside us when this process may run on two cores
+    or more (its CPU affinity, where the system has one: a container's cpuset)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return 1 if cores >= 2 else 0
 
 
 class _Worker:

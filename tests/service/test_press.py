@@ -191,3 +191,30 @@ def test_a_worker_ends_when_the_referee_is_killed(tmp_path):
         time.sleep(0.2)
     os.kill(pid, signal.SIGKILL)
     pytest.fail(f"the worker {pid} outlived the referee's process by a minute")
+
+
+def test_one_worker_by_default_where_the_referee_may_use_two_cores(monkeypatch):
+    """A worker beside the referee only where it may run on another core (a container's
+    cpuset of one core: none); ``[service] mail_workers`` overrides it."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert press_module.default_workers() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {3}, raising=False)
+    assert press_module.default_workers() == 0
+
+
+def test_mail_workers_is_read_from_the_service_file(tmp_path):
+    from referee.config import ConfigError, load_service_config
+    from referee.match.notices import Notices
+
+    base = 'secret = "0123456789abcdef0123"\n[mail]\naddress = "referee@example.org"\n'
+    path = tmp_path / "referee.toml"
+    path.write_text(base)
+    config = load_service_config(path)
+    assert config.mail_workers is None  # the machine decides
+    assert Notices(config).press.workers == press_module.default_workers()
+    path.write_text(base + "[service]\nmail_workers = 0\n")
+    assert Notices(load_service_config(path)).press.workers == 0
+    for wrong in ("-1", "9", "true", '"one"', "1.5"):
+        path.write_text(base + f"[service]\nmail_workers = {wrong}\n")
+        with pytest.raises(ConfigError, match="mail_workers must be a whole number from 0 to 8"):
+            load_service_config(path)
