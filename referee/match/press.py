@@ -148,8 +148,12 @@ def _serve(conn: Any) -> None:
     or was killed). A thread reads the chunks as they come, so that the referee never
     waits to send one while this process sends a chunk's mails back."""
     import queue
+    import signal
     import threading
 
+    # Ctrl-C in the referee's terminal reaches its whole process group: the referee stops
+    # and closes the pipe, and this process ends then, without a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
 
     def read() -> None:

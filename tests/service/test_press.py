@@ -218,3 +218,20 @@ def test_mail_workers_is_read_from_the_service_file(tmp_path):
         path.write_text(base + f"[service]\nmail_workers = {wrong}\n")
         with pytest.raises(ConfigError, match="mail_workers must be a whole number from 0 to 8"):
             load_service_config(path)
+
+
+def test_a_worker_leaves_ctrl_c_to_the_referee():
+    """Ctrl-C in a terminal reaches the whole process group: the worker goes on (no
+    traceback of its own) and ends when the referee stops it."""
+    spec = MailSpec(game="common", kind="no-such-template", context={}, envelope={})
+    press = Press(1, parallel=1, chunk=1)
+    try:
+        assert press.start()
+        (worker,) = press._workers
+        os.kill(worker.process.pid, signal.SIGINT)
+        worker.send(None, 0, [pickle.dumps(spec)])
+        assert worker.answer() == (None, 0, [None])  # it answers still
+        assert worker.process.is_alive()
+    finally:
+        press.close()
+    assert worker.process.exitcode == 0
