@@ -11,7 +11,8 @@ bytes in any process.
 A close of many matches writes two mails a match, and making them was most of its work
 (bench/README.md). With worker processes (``[service] mail_workers``, one by default on a
 machine of two cores or more), :class:`~referee.match.notices.Notices` defers a batch's
-mails: each spec is pickled as it is written (the mail shows what was true then), every
+mails while a worker is ready (else each is made as it is written, as without workers):
+each spec is pickled as it is written (the mail shows what was true then), every
 ``CHUNK`` of them is handed to a ready worker over a pipe (``AHEAD`` chunks a worker at
 most) while the referee goes on with the batch, and before the batch commits
 (:meth:`PressBatch.finish`) the referee makes the chunks no worker has from the front
@@ -279,6 +280,16 @@ class Press:
         """A batch whose mails are handed to the workers (when they are ready) as they come."""
         return PressBatch(self)
 
+    def _ready(self) -> bool:
+        """Is a worker ready to take mails (it said so, and has not died since)?"""
+        for worker in list(self._workers):
+            try:
+                if worker.is_ready():
+                    return True
+            except (OSError, EOFError) as exc:
+                self._broken(worker, exc)
+        return False
+
     def _free(self, ahead: int) -> _Worker | None:
         """A ready worker with fewer than ``ahead`` chunks to make, if any."""
         for worker in list(self._workers):
@@ -316,11 +327,13 @@ def _make_here(spec: MailSpec) -> bytes:
 
 
 class PressBatch:
-    """The mails of one batch, in the order they are added. Each spec is pickled as it
-    comes (what the mail shows is fixed then, whatever changes after), and each full chunk
-    is handed to a ready worker, ``AHEAD`` a worker at most (the rest wait); at
-    :meth:`finish` this process makes the waiting chunks from the front while the workers
-    are handed the last ones, a chunk each, until they meet."""
+    """The mails of one batch, in the order they are added. While no worker is ready, a
+    mail is made as it is added (a small batch, or the first of a close while the worker
+    starts: no pickling for nothing). Else its spec is pickled as it comes (what the mail
+    shows is fixed then, whatever changes after), and each full chunk is handed to a ready
+    worker, ``AHEAD`` a worker at most (the rest wait); at :meth:`finish` this process
+    makes the waiting chunks from the front while the workers are handed the last ones, a
+    chunk each, until they meet."""
 
     def __init__(self, press: Press):
         self.press = press
@@ -331,6 +344,12 @@ class PressBatch:
         self.cut = 0  # specs before this one are in a chunk
 
     def add(self, spec: MailSpec) -> None:
+        if not self.press._ready():  # no worker to share with: made now, as without workers
+            if self.cut < len(self.blobs):
+                self._cut()  # the chunk begun keeps its place before this mail
+            self.chunks.append([])
+            self.made[len(self.chunks) - 1] = [_make_here(spec)]
+            return
         self.blobs.append(pickle.dumps(spec, pickle.HIGHEST_PROTOCOL))
         if len(self.blobs) - self.cut >= self.press.chunk:
             self._cut()
@@ -352,6 +371,9 @@ class PressBatch:
         self.press.waited += time.perf_counter() - began
         out: list[bytes] = []
         for index, chunk in enumerate(self.chunks):
+            if not chunk:  # a mail made as it was added
+                out.extend(self.made[index])
+                continue
             mails = self.made.get(index) or [None] * len(chunk)  # a worker that died: made here
             out.extend(m if m is not None else _make_here(pickle.loads(b)) for b, m in zip(chunk, mails, strict=True))
         return out
