@@ -82,15 +82,6 @@ class Notices:
         """Stop the press's workers."""
         self.press.close()
 
-    def _made(self, session: Session, spec: MailSpec) -> bytes | None:
-        """The mail's bytes now, or None when ``session`` defers its mails: its outbox row is
-        then filled in with the batch's (:meth:`defer`)."""
-        deferred = rows.hook(session, _PRESS)
-        if deferred is None:
-            return make(spec)
-        deferred.add(spec)
-        return None
-
     def announce_step(
         self,
         session: Session,
@@ -390,13 +381,13 @@ class Notices:
             match_id=match.id if match is not None else None,
             match_key=match.key if match is not None else None,
         )
-        data = self._made(session, spec)
+        deferred = rows.hook(session, _PRESS)  # the session's mails made together (defer)
         row = _outbox_row(
             dedupe,
             message_id,
             kind,
             player.email,
-            data,
+            make(spec) if deferred is None else None,
             at,
             match_id=match.id if match else None,
             step_key=context["step"]["key"] if context["step"] else None,
@@ -407,8 +398,8 @@ class Notices:
             if kind in NAMING_DEADLINE or (kind == "organizer" and context.get("what") in MOVED_DEADLINE)
             else None,
         )
-        if data is None:
-            rows.hook(session, _PRESS).rows.append(row)  # filled in when the batch's mails are made
+        if deferred is not None:
+            deferred.add(spec, row)  # the row's mail filled in when the batch's mails are made
         rows.add(session, OUTBOX, row)  # a plain row, written with the batch (referee.store.rows)
 
     def match_url(self, match: Match) -> str | None:
@@ -738,8 +729,9 @@ class _Deferred:
         self.batch = press.batch()
         self.rows: list[dict[str, Any]] = []
 
-    def add(self, spec: MailSpec) -> None:
+    def add(self, spec: MailSpec, row: dict[str, Any]) -> None:
         self.batch.add(spec)
+        self.rows.append(row)
 
     def __call__(self, _session: Session) -> None:
         if not self.rows:

@@ -282,19 +282,13 @@ class Press:
 
     def _ready(self) -> bool:
         """Is a worker ready to take mails (it said so, and has not died since)?"""
-        for worker in list(self._workers):
-            try:
-                if worker.is_ready():
-                    return True
-            except (OSError, EOFError) as exc:
-                self._broken(worker, exc)
-        return False
+        return self._free(ahead=None) is not None
 
-    def _free(self, ahead: int) -> _Worker | None:
-        """A ready worker with fewer than ``ahead`` chunks to make, if any."""
+    def _free(self, ahead: int | None) -> _Worker | None:
+        """A ready worker with fewer than ``ahead`` chunks to make (None: any), if any."""
         for worker in list(self._workers):
             try:
-                if len(worker.sent) < ahead and worker.is_ready():
+                if (ahead is None or len(worker.sent) < ahead) and worker.is_ready():
                     return worker
             except (OSError, EOFError) as exc:
                 self._broken(worker, exc)

@@ -186,7 +186,7 @@ class Clock:
     def _abandon(self, exc: PressError, doing: str, match: Match | None = None) -> None:
         """A mail of the batch could not be made: its match (else ``match``, the one being
         worked on) is left as it was, logged, and the batch redone without it."""
-        match_id, key = (exc.match_id, exc.match_key) if exc.match_id is not None else (None, None)
+        match_id, key = exc.match_id, exc.match_key
         if match_id is None and match is not None:
             match_id, key = match.id, match.key
         if match_id is None:
