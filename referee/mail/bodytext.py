@@ -34,7 +34,7 @@ from referee.mail.limits import MIME_PART_LIMIT, RAW_LIMIT, TEXT_LIMIT
 from referee.mail.mime import Leaf, Walk, content_type, parsed_leaves
 from referee.mail.quotes import QuoteLines, quoted_only, strip_quoted, text_and_uncut
 
-__all__ = ["Body", "Reading", "extract_text", "read_body", "shown_text", "unflow"]
+__all__ = ["Body", "Reading", "as_shown", "extract_text", "read_body", "shown_text", "unflow"]
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,13 @@ def shown_text(raw: bytes) -> str:
         return _choose(walk.leaves, TEXT_LIMIT, alternative=False).shown
     except Exception:  # the helpers are total; this is the last line of defence
         return ""
+
+
+def as_shown(text: str) -> str:
+    """What :func:`shown_text` reads back of a mail whose one text/plain part (not flowed)
+    holds ``text``: a mail of ours keeps it beside its bytes (``Outbox.shown``), so that a
+    reply is read against it without walking the mail again."""
+    return _normalise(text[:TEXT_LIMIT].replace("\r\n", "\n").replace("\r", "\n")) if text.strip() else ""
 
 
 def extract_text(msg: Message) -> str:

@@ -28,7 +28,7 @@ from referee.mail.calendar import Deadline, summary
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
 from referee.match import opensteps
-from referee.match.press import MailSpec, Press, PressError, default_workers, make
+from referee.match.press import Made, MailSpec, Press, PressError, default_workers, make
 from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
@@ -686,7 +686,7 @@ def _outbox_row(
     message_id: str,
     kind: str,
     to_addr: str,
-    message: bytes | None,
+    made: Made | bytes | None,
     at: datetime,
     *,
     match_id: int | None = None,
@@ -697,8 +697,12 @@ def _outbox_row(
     deadline: datetime | None = None,
 ) -> dict[str, Any]:
     """An outbox row as a plain dict: a mail to send from ``at`` on (``deadline``: the
-    step's deadline the mail names as still to come)."""
+    step's deadline the mail names as still to come). ``made``: the mail, with its shown
+    text when the press made it (else the reader finds it in the bytes); None: filled in
+    before the row is written."""
+    message, shown = (made, None) if made is None or isinstance(made, bytes) else made
     return {
+        "shown": shown,
         "form": form or None,
         "deadline": deadline,
         "dedupe_key": dedupe,
@@ -738,5 +742,5 @@ class _Deferred:
             return
         batch, out = self.batch, self.rows
         self.batch, self.rows = self.press.batch(), []
-        for row, data in zip(out, batch.finish(), strict=True):
-            row["message"] = data
+        for row, made in zip(out, batch.finish(), strict=True):
+            row["message"], row["shown"] = made

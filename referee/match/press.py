@@ -35,15 +35,16 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.bidi import isolate_names, turns
+from referee.mail.bodytext import as_shown
 from referee.mail.calendar import Deadline, calendar
 from referee.mail.compose import compose
 from referee.mail.html_mail import to_html
 from referee.render import render_mail
 
-__all__ = ["MailSpec", "Press", "PressError", "default_workers", "make"]
+__all__ = ["Made", "MailSpec", "Press", "PressError", "default_workers", "make"]
 
 log = logging.getLogger("referee")
 
@@ -75,6 +76,15 @@ class MailSpec:
     match_key: str | None = None
 
 
+class Made(NamedTuple):
+    """A mail made: its bytes, and the text a reader sees of it (its plain part, as
+    :func:`referee.mail.bodytext.shown_text` reads it back from the bytes), kept beside them
+    in the outbox so that a reply is read against it without walking the mail again."""
+
+    message: bytes
+    shown: str
+
+
 class PressError(Exception):
     """Making a mail failed; ``match_id``, ``match_key``: the match it is about (None: none)."""
 
@@ -84,8 +94,8 @@ class PressError(Exception):
         self.match_key = spec.match_key
 
 
-def make(spec: MailSpec) -> bytes:
-    """The mail ``spec`` describes, as bytes for the outbox."""
+def make(spec: MailSpec) -> Made:
+    """The mail ``spec`` describes: its bytes for the outbox, and its shown text."""
     context = spec.context
     rendered = render_mail(spec.game, spec.kind, context)
     text, subject = rendered.text, rendered.subject
@@ -106,7 +116,8 @@ def make(spec: MailSpec) -> bytes:
         # mail it answers (mutt) would quote the event too, and the reader would not know it
         ics = calendar([spec.deadline], spec.zone, stamp=spec.envelope["date"])
         attachments.append((CALENDAR_TYPE, "deadline.ics", ics))
-    return compose(subject=subject, text=text, html=html, attachments=attachments, **spec.envelope)
+    message = compose(subject=subject, text=text, html=html, attachments=attachments, **spec.envelope)
+    return Made(message, as_shown(text))
 
 
 def last_line(text: str, label: str, url: str) -> str:
@@ -131,10 +142,10 @@ def _isolated(text: str, subject: str, names: Sequence[str], form: str | None) -
     return "\n".join(lines), isolate_names(subject, names)
 
 
-def _make_chunk(blobs: list[bytes]) -> list[bytes | None]:
+def _make_chunk(blobs: list[bytes]) -> list[Made | None]:
     """A worker's part: each pickled spec's mail, None where making it failed (made again,
     and its error raised, in the process that asked)."""
-    out: list[bytes | None] = []
+    out: list[Made | None] = []
     for blob in blobs:
         try:
             out.append(make(pickle.loads(blob)))
@@ -212,7 +223,7 @@ class _Worker:
     def has_answer(self) -> bool:
         return bool(self.sent) and self.conn.poll()
 
-    def answer(self) -> tuple[object, int, list[bytes | None]]:
+    def answer(self) -> tuple[object, int, list[Made | None]]:
         """The next chunk's batch, index and mails (waiting for them); OSError/EOFError if
         it died."""
         mails = pickle.loads(self.conn.recv_bytes())
@@ -266,7 +277,7 @@ class Press:
                 self._broken(worker, exc)
         return bool(self._workers) and all(worker.ready for worker in self._workers)
 
-    def make_all(self, specs: Sequence[MailSpec]) -> list[bytes]:
+    def make_all(self, specs: Sequence[MailSpec]) -> list[Made]:
         """Every spec's mail, in order; :class:`PressError` for the first that fails here.
         A batch of ``parallel`` mails or more starts the workers and shares them."""
         if len(specs) >= self.parallel:
@@ -313,7 +324,7 @@ class Press:
             worker.stop(30)
 
 
-def _make_here(spec: MailSpec) -> bytes:
+def _make_here(spec: MailSpec) -> Made:
     try:
         return make(spec)
     except Exception as exc:
@@ -334,7 +345,7 @@ class PressBatch:
         self.blobs: list[bytes] = []
         self.chunks: list[list[bytes]] = []
         self.waiting: deque[int] = deque()  # chunks nobody has yet
-        self.made: dict[int, list[bytes | None]] = {}
+        self.made: dict[int, list[Made | None]] = {}
         self.cut = 0  # specs before this one are in a chunk
 
     def add(self, spec: MailSpec) -> None:
@@ -350,7 +361,7 @@ class PressBatch:
             self._collect()
             self._hand_out(keep=0, ahead=AHEAD)
 
-    def finish(self) -> list[bytes]:
+    def finish(self) -> list[Made]:
         """Every mail, in order (:class:`PressError` for the first this process fails to make)."""
         if self.cut < len(self.blobs):
             self._cut()
@@ -363,7 +374,7 @@ class PressBatch:
         for worker in list(self.press._workers):  # what the workers still make
             self._collect(worker, wait=True)
         self.press.waited += time.perf_counter() - began
-        out: list[bytes] = []
+        out: list[Made] = []
         for index, chunk in enumerate(self.chunks):
             if not chunk:  # a mail made as it was added
                 out.extend(self.made[index])

@@ -391,7 +391,9 @@ class Delivery:
             )
         if noted:
             connection.execute(
-                update(_TABLE).where(_TABLE.c.id == bindparam("b_id")).values(message=bindparam("b_message")),
+                update(_TABLE)
+                .where(_TABLE.c.id == bindparam("b_id"))
+                .values(message=bindparam("b_message"), shown=None),  # read from the new message
                 [{"b_id": key, "b_message": message} for key, message in noted.items()],
             )
         run.expired += len(expired)

@@ -48,7 +48,7 @@ from referee.pipeline.organizer_mail import NOT_ORGANIZER, ORGANIZER, OrganizerM
 from referee.pipeline.player_commands import PlayerCommands
 from referee.pipeline.report import TickReport
 from referee.pipeline.limits import RATE_LIMITED, REPEATED, ReplyLimiter, SenderLimiter, body_digest
-from referee.pipeline.seat_mail import Batch, SeatMail, Sent
+from referee.pipeline.seat_mail import SENT_COLUMNS, Batch, SeatMail, Sent
 from referee.pipeline.verdict import DECIDE, Decision, MailRow, clean_note
 from referee.store.models import Inbound, Match, Outbox, Player, Seat
 
@@ -187,18 +187,12 @@ class Judge:
         for start in range(0, len(ordered), 500):
             found = session.execute(
                 select(
-                    Outbox.message_id,
-                    Outbox.id,
-                    Outbox.match_id,
-                    Outbox.step_key,
-                    Outbox.step_title,
-                    Outbox.message,
-                    Outbox.form,
+                    Outbox.message_id, Outbox.id, Outbox.match_id, Outbox.step_key, Outbox.step_title, *SENT_COLUMNS
                 ).where(Outbox.message_id.in_(ordered[start : start + 500]), Outbox.step_key.is_not(None))
             )
-            for message_id, oid, match_id, step, title, message, form in found:
+            for message_id, oid, match_id, step, title, shown, message, form in found:
                 batch.answered[message_id] = (oid, match_id, step, title)
-                batch.sent[oid] = Sent(message, form)
+                batch.sent[oid] = Sent.of(shown, message, form)
         return batch
 
     # ------------------------------------------------------------------ one mail

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
 from referee.config import seat_role, silent_roles
@@ -44,17 +44,34 @@ UNCHANGED_FORM = (
 
 @dataclass(frozen=True)
 class Sent:
-    """A mail of ours as a reply is read against it: its bytes and the form it carried."""
+    """A mail of ours as a reply is read against it: the text a reader sees of it, and the
+    form it carried."""
 
-    message: bytes
+    shown: str
     form: str | None
+
+    @classmethod
+    def of(cls, shown: str | None, message: bytes | None, form: str | None) -> Sent:
+        """From the columns :data:`SENT_COLUMNS` reads: the shown text the press kept, else
+        (a mail written before it kept one, or rewritten on delivery) read from the bytes."""
+        if shown is None:
+            shown = shown_text(message) if message is not None else ""
+        return cls(shown, form)
+
+
+# Outbox columns a reply is read against: the message's bytes only where no shown text was kept
+SENT_COLUMNS = (
+    Outbox.shown,
+    case((Outbox.shown.is_(None), Outbox.message), else_=None).label("message"),
+    Outbox.form,
+)
 
 
 @dataclass
 class Batch:
     # our Message-ID -> (outbox id, match id, step key, step title) of the mail it is
     answered: dict[str, tuple[int, int | None, str, str | None]] = field(default_factory=dict)
-    # outbox id -> (message, form) of those mails: what a reply is read against first
+    # outbox id -> Sent (shown text, form) of those mails: what a reply is read against first
     sent: dict[int, Any] = field(default_factory=dict)
     matches: list[Match] = field(default_factory=list)  # held so the session keeps them
     senders: SenderLimiter | None = None  # mails per sender and hour (None: not limited)
@@ -250,14 +267,15 @@ class SeatMail:
         """Our mails ``ids`` (their message and form), by outbox id, in one query."""
         if not ids:
             return {}
-        query = select(Outbox.id, Outbox.message, Outbox.form).where(Outbox.id.in_(ids))
-        return {row.id: Sent(row.message, row.form) for row in self.session.execute(query)}
+        query = select(Outbox.id, *SENT_COLUMNS).where(Outbox.id.in_(ids))
+        return {row.id: Sent.of(row.shown, row.message, row.form) for row in self.session.execute(query)}
 
     @staticmethod
     def _read_against(body: Body, sent: Sent | None, *, linked: bool) -> Against | None:
         """The reply read against our mail ``sent`` (:func:`read_against`); None without it."""
-        text = shown_text(sent.message) if sent is not None else ""
-        return read_against(body.shown, text, sent.form, linked=linked) if sent is not None and text else None
+        if sent is None or not sent.shown:
+            return None
+        return read_against(body.shown, sent.shown, sent.form, linked=linked)
 
     def _read_readings(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
         """The moves of the first reading that holds any; else the error to tell the player.

@@ -48,7 +48,7 @@ __all__ = [
 
 # the newest migration (referee/store/migrations/versions): a database whose alembic_version
 # holds another revision needs `referee init`
-HEAD_REVISION = "0015"
+HEAD_REVISION = "0016"
 
 MISSING, OLD, CURRENT = "missing", "old", "current"  # what schema_state says
 

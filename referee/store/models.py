@@ -293,6 +293,9 @@ class Outbox(Base):
     message: Mapped[bytes] = mapped_column(LargeBinary)
     # the game's form the mail carried, as written (None: no form): a reply is read against it
     form: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the text a reader sees of it (its plain part, decoded), kept when it was made: a reply is
+    # read against it (NULL: read from the message, as for a mail noted late on delivery)
+    shown: Mapped[str | None] = mapped_column(Text, nullable=True)
     # pending -> sent | failed; sent -> bounced (a hard bounce came back for it)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -431,7 +431,9 @@ def play(game: str, tmp: Path) -> tuple[list[Mail], set[str]]:
             play_matchjack(world, 3)
         assert match_row(world).status in ("finished", "cancelled")
         with world.store.unit_of_work() as session:
-            kinds = {row.message_id: row.kind for row in session.scalars(select(Outbox))}
+            outbox = list(session.scalars(select(Outbox)))
+            kinds = {row.message_id: row.kind for row in outbox}
+            _SHOWN[game] = [(f"{row.kind} mail {row.message_id}", row.shown, row.message) for row in outbox]
     finally:
         world.store.dispose()
     mails = []
@@ -454,6 +456,7 @@ def _players(world: World) -> list[dict]:
 
 
 _PLAYED: dict[str, tuple[list[Mail], set[str]]] = {}
+_SHOWN: dict[str, list[tuple[str, str | None, bytes]]] = {}  # game -> (which, Outbox.shown, message)
 
 
 @pytest.fixture
@@ -641,3 +644,27 @@ def test_the_scripted_client_reads_each_mail_as_the_stdlib_s_default_policy_does
         part = email.message_from_bytes(m.raw, policy=email.policy.default).get_body(preferencelist=("plain",))
         expected = part.get_content().replace("\r\n", "\n") if part is not None else ""
         assert Received(m.path, raw=m.raw).text == expected, where(m)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_shown_text_kept_with_each_mail_is_what_a_reader_finds_in_it(mails_of, game):
+    """A reply is read against ``Outbox.shown``, the text the press kept when it made the
+    mail: it must be exactly what the reader finds in the mail's bytes (``shown_text``), for
+    every kind of mail of every game; only a mail the press did not make (the organizer's)
+    or one rewritten on delivery has none."""
+    from referee.mail.bodytext import shown_text
+
+    mails_of(game)
+    rows = _SHOWN[game]
+    kept = [(which, shown, message) for which, shown, message in rows if shown is not None]
+    none = [which for which, shown, message in rows if shown is None and not _late_or_organizer(which, message)]
+    assert kept and not none, report(none)
+    problems = [which for which, shown, message in kept if shown != shown_text(message)]
+    assert not problems, report(problems)
+
+
+def _late_or_organizer(which: str, message: bytes) -> bool:
+    """A mail to the organizer (not made by the press), or one delivery noted as late."""
+    from referee.mail.compose import LATE_SUBJECT
+
+    return which.startswith("organizer") or f"Subject: {LATE_SUBJECT}".encode() in message

@@ -27,7 +27,9 @@ import pytest
 from sqlalchemy import select
 
 from referee.mail.client import ScriptedClient
+from referee.mail.bodytext import shown_text
 from referee.mail.compose import LATE_NOTE, LATE_SUBJECT
+from referee.pipeline.seat_mail import Sent
 from referee.mail.maildir import MaildirSender
 from referee.mail.transport import OutboundMail, SendResult
 from referee.status import status_text
@@ -204,6 +206,13 @@ def test_a_turn_sent_before_its_deadline_and_read_after_it_counts_and_no_receipt
     other = "bob" if mover == "alice" else "alice"
     late = [r for r in outbox_rows(world, kind="step", to_addr=f"{other}@example.test") if NOTE in r.message.decode()]
     assert late and body(late[-1].message)[0].startswith(LATE_SUBJECT)
+    # a reply is read against what the player got: the text kept when the mail was made is
+    # dropped with the note, and read from the new bytes (the note's paragraph included)
+    assert late[-1].shown is None
+    sent = Sent.of(late[-1].shown, late[-1].message, late[-1].form)
+    assert sent.shown == shown_text(late[-1].message) and NOTE in sent.shown
+    noted = {r.id for r in late}
+    assert all(r.shown == shown_text(r.message) for r in outbox_rows(world, kind="step") if r.id not in noted)
     assert_no_past_promise(world)
 
 
