@@ -151,13 +151,19 @@ def write_submissions(world: World, n_messages: int, per_match: int) -> None:
             written += 1
 
 
+MAIL_WORKERS: int | None = None  # --mail-workers (None: the service's default)
+
+
 def referee_for(world: World) -> Referee:
-    return Referee(
+    referee = Referee(
         world.store,
         world.config,
         inbox=MaildirInbox(world.config.mail.inbox),
         outbox=MaildirOutbox(world.config.mail.outbox, per_address=world.config.mail.per_address),
     )
+    if MAIL_WORKERS is not None:
+        referee.notices.press.workers = MAIL_WORKERS
+    return referee
 
 
 # ----------------------------------------------------------------------------- instruments
@@ -237,7 +243,11 @@ def run_tick(folder: Path, n: int) -> dict:
         seconds = time.perf_counter() - t0
     check(world, n, report.accepted, report.sent)
     world.store.dispose()
+    referee.notices.close()
     return {
+        "by_workers": referee.notices.press.by_workers,
+        "waited": referee.notices.press.waited,
+        "workers": referee.notices.press.workers,
         "seconds": seconds,
         "report": report,
         "fsyncs": counters.fsyncs,
@@ -369,7 +379,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=35, help="rows of profile output (default 35)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (bench/goals.py reads it)")
+    parser.add_argument(
+        "--mail-workers",
+        type=int,
+        default=None,
+        help="the press's worker processes (default: the service's, one on two cores or more; 0: none)",
+    )
     args = parser.parse_args(argv)
+    global MAIL_WORKERS
+    MAIL_WORKERS = args.mail_workers
     n, k = args.messages, args.per_match
     if n < 1 or k < 1:
         parser.error("--messages and --per-match must be positive")
@@ -476,6 +494,11 @@ def report(
     print(
         f"\nend to end ({kind}): {rate:,.0f} messages/s (goal >= {goal:,.0f}/s: "
         f"{'met' if rate >= goal else f'NOT met, {rate / goal:.0%} of it'})"
+    )
+    print(
+        f"mail workers: {tick['workers']}; in the tick they made {tick['by_workers']:,} of the answers, "
+        f"and the referee waited {tick['waited']:.2f} s for them (the worker starts with the first batch of "
+        "many, and is ready about a second later)"
     )
     if json_path:
         figures = {"database": kind, "messages": n, "rate": rate, "floor_rate": floor_rate, "goal": goal}

@@ -57,16 +57,16 @@ class Notices:
 
     # ------------------------------------------------------------------ making the mails
 
-    def defer(self, session: Session, matches: int = 0) -> None:
+    def defer(self, session: Session, mails: int = 0) -> None:
         """With workers (``[service] mail_workers``), make the mails ``session`` writes from
         now on together, just before its rows are written (at a flush, at the commit, or at
         :meth:`made`), sharing them with the press's workers (:mod:`referee.match.press`) as
-        they come; one batch's closes write hundreds.
-        ``matches``: how many the batch works on (the workers are started when they are
-        many, two mails each, while the referee does the batch's own work)."""
+        they come; one batch's closes write hundreds, one batch of replies a receipt each.
+        ``mails``: about how many the batch writes (the workers are started when they are
+        many, while the referee does the batch's own work)."""
         if self.press.workers < 1:
             return  # no workers: each mail is made as it is written
-        if 2 * matches >= self.press.parallel:
+        if mails >= self.press.parallel:
             self.press.warm()
         if rows.hook(session, _PRESS) is None:
             rows.before_write(session, _PRESS, _Deferred(self.press))

@@ -157,7 +157,7 @@ class Clock:
                     if not matches:
                         return total
                     self.book.preload_balances(session, matches)
-                    self.notices.defer(session, len(matches))  # the batch's mails are made together
+                    self.notices.defer(session, 2 * len(matches))  # the batch's mails, made together
                     for match in matches:
                         with self._isolated(match, doing):
                             done += work(session, match)

@@ -43,6 +43,7 @@ from referee.mail.auth import Claim, authenticate, from_is_group
 from referee.mail.identity import bounded
 from referee.mail.parse import Headers, parse_headers
 from referee.match.book import MATCH_CONTEXT
+from referee.match.press import PressError
 from referee.pipeline.bounce_book import BounceBook
 from referee.pipeline.organizer_mail import NOT_ORGANIZER, ORGANIZER, OrganizerMail
 from referee.pipeline.player_commands import PlayerCommands
@@ -83,8 +84,14 @@ class Judge:
         A batch is one transaction that sends its writes together at commit. A mail whose
         judging fails (a bug) rolls the batch back; it is counted, and the batch is redone:
         a mail that failed once is judged alone, and quarantined when it fails again.
+
+        The batch's answers (receipts, errors) are made together, with the press's workers
+        (:meth:`~referee.match.notices.Notices.defer`). One that cannot be made rolls the
+        batch back too; it is redone with each answer made as it is written, so that the
+        mail whose answer fails is the one that fails.
         """
         report = TickReport()
+        inline = False  # True: the batch is redone, each answer made as it is written
         while True:
             batch = TickReport()
             failing: int | None = None  # the id of the mail in hand
@@ -108,21 +115,31 @@ class Judge:
                     limiter = ReplyLimiter(
                         self.config.replies_per_hour, self.config.quiet_minutes, self.config.notices_per_hour
                     )
+                    if not inline:
+                        self.notices.defer(session, len(rows))  # the answers, made together
                     for row, head in zip(rows, heads, strict=True):
                         failing = row.id
                         decision = self._judge(session, row, head, now, context, limiter)
                         self._finish(row, decision, now)
                         setattr(batch, decision.status, getattr(batch, decision.status) + 1)
                     failing = None
+                    self.notices.made(session)
                     self._write(session, rows)
             except (StaleDataError, OperationalError):
                 raise  # another process got there first, or the database is away: roll back, retry next tick
+            except PressError as exc:  # an answer of the batch, made together: whose is found inline
+                if inline:
+                    raise
+                log.warning("an answer of a batch of mails could not be made (%s): judged again, one by one", exc)
+                inline = True
+                continue
             except Exception as exc:  # a bug must never lose the mail or stop the service
                 if failing is None:
                     raise
                 report.failed += self._failed(failing, exc, now)
                 continue
             report.merge(batch)
+            inline = False
             if len(found) < BATCH and len(rows) == len(found):
                 return report  # the batch held every mail that was waiting: no query for an empty one
 

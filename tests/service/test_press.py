@@ -12,6 +12,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from referee.mail.client import ScriptedClient
+from referee.match import notices as notices_module
 from referee.match import press as press_module
 from referee.match.press import MailSpec, Press, make
 from referee.store.models import Match, Outbox
@@ -161,6 +163,45 @@ def test_a_mail_that_cannot_be_made_leaves_its_match_as_it_was(tmp_path, sqlite_
     assert steps["m1"] == "round-0"  # left as it was
     assert any("match m1" in r.getMessage() and "could not be made" in r.getMessage() for r in caplog.records)
     assert late  # the others' mails are there
+
+
+def test_an_answer_that_cannot_be_made_fails_only_the_mail_it_answers(tmp_path, sqlite_template, monkeypatch, caplog):
+    """The answers of a batch of replies are made together; one that cannot be made (a
+    template's bug) rolls the batch back, which is judged again with each answer made as it
+    is written: the other players' moves are recorded and answered, and the mail whose
+    answer fails is counted, then quarantined as any mail whose judging fails."""
+    from referee.store.models import Event, Inbound
+
+    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
+    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(3))
+    world.referee.notices.press = Press(1)  # the batch's answers made together (too few for the worker)
+    for key in ("p00", "p02", "p04"):
+        world.clients[key] = ScriptedClient(
+            f"{key}@example.test", key, world.config.mail.outbox / f"{key}@example.test", world.config.mail.inbox
+        )
+    world.tick(START)
+    roulette = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
+    for key in ("p00", "p02", "p04"):  # one player of each match
+        world.send(key, roulette, START + timedelta(hours=1))
+
+    def failing(spec):
+        if spec.kind == "receipt" and spec.match_key == "m1":
+            raise RuntimeError("a template's bug")
+        return make(spec)
+
+    monkeypatch.setattr(press_module, "make", failing)  # made together
+    monkeypatch.setattr(notices_module, "make", failing)  # made as it is written
+    with caplog.at_level(logging.WARNING, logger="referee"):
+        world.tick(START + timedelta(hours=2))
+    with world.store.unit_of_work() as session:
+        status = {row.sender: row.status for row in session.scalars(select(Inbound))}
+        moved = {session.get(Match, e.match_id).key for e in session.scalars(select(Event).where(Event.kind == "move"))}
+        receipts = {
+            session.get(Match, r.match_id).key for r in session.scalars(select(Outbox).where(Outbox.kind == "receipt"))
+        }
+    assert status == {"p00@example.test": "accepted", "p02@example.test": "quarantined", "p04@example.test": "accepted"}
+    assert moved == receipts == {"m0", "m2"}  # m1's move is not recorded without its answer
+    assert any("judged again, one by one" in r.getMessage() for r in caplog.records)
 
 
 def test_a_worker_ends_when_the_referee_is_killed(tmp_path):
