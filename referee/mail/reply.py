@@ -42,7 +42,6 @@ import unicodedata
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
 from referee.mail.quotes import strip_quoted
@@ -111,19 +110,24 @@ def _repair(text: str) -> str:
 
 
 def _line(raw: str) -> _Line:
-    """A line's record; a line of a mail's usual length is remembered (:func:`_short_line`)."""
-    return _short_line(raw) if len(raw) <= _REMEMBERED_LINE else _read_line(raw)
+    """A line's record. Most lines of our mails (the rules, the form, the what-now
+    paragraph) are the same in every match's mail and in every reply that quotes one: a
+    line of a mail's usual length is remembered, so that a batch of replies reads each such
+    line once (the records are immutable; :func:`read_against` looks them up itself, the
+    call of this function being most of the cost of a line remembered)."""
+    found = _LINES.get(raw)
+    if found is None:
+        found = _read_line(raw)
+        if len(raw) <= _REMEMBERED_LINE:
+            if len(_LINES) >= _REMEMBERED_LINES:
+                _LINES.clear()  # bounded: a few MB at most
+            _LINES[raw] = found
+    return found
 
 
-_REMEMBERED_LINE = 200  # characters: the cache holds at most 8,192 such lines (a few MB)
-
-
-@lru_cache(maxsize=8192)
-def _short_line(raw: str) -> _Line:
-    """Most lines of our mails (the rules, the form, the what-now paragraph) are the same in
-    every match's mail and in every reply that quotes one: a batch of replies reads each
-    such line once. The records are immutable."""
-    return _read_line(raw)
+_REMEMBERED_LINE = 200  # characters
+_REMEMBERED_LINES = 8192  # lines remembered at most (then forgotten all at once, and read again)
+_LINES: dict[str, _Line] = {}
 
 
 def _read_line(raw: str) -> _Line:
@@ -154,8 +158,9 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
         filled = sum(1 for raw in raws if any(c.isalnum() for c in raw))  # lines that have words
         if filled * 10 < sum(1 for raw in sent_lines if any(c.isalnum() for c in raw)) * GUESS_SHARE:
             return None
-    lines = [_line(raw) for raw in raws]
-    sent_words = [_line(raw).words for raw in sent_lines]
+    known = _LINES.get
+    lines = [known(raw) or _line(raw) for raw in raws]
+    sent_words = [(known(raw) or _line(raw)).words for raw in sent_lines]
     ours = sum(1 for found in sent_words if found)
     stream: list[str] = []
     line_of: list[int] = []  # the sent line of each word of the stream
@@ -171,15 +176,17 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
     if len(copy) < MIN_COPY_LINES:
         return None
     section_of, checks = _sections(sent_words, form)
-
-    def sent_span(i: int) -> tuple[int, int]:
+    spans: dict[int, tuple[int, int]] = {}  # copy line -> the first and last of our lines it holds words of
+    for i in copy:
         a = starts[i]
         assert a is not None
-        return line_of[a], line_of[a + len(lines[i].words) - 1]
+        spans[i] = line_of[a], line_of[a + len(lines[i].words) - 1]
+    # the form sections each copy line holds words of
+    held = {i: {section_of[k] for k in range(a, b + 1) if k in section_of} for i, (a, b) in spans.items()}
 
     # Lines the player typed as our form shows them (no quote marks, none of our prose
     # around them) are theirs: an unquoted copy must hold some of our prose.
-    prose = [i for i in copy if not any(k in section_of for k in range(sent_span(i)[0], sent_span(i)[1] + 1))]
+    prose = [i for i in copy if not held[i]]
     if (depth == 0 or not linked) and len(prose) < MIN_COPY_LINES:
         return None
     in_copy = set(copy)
@@ -187,7 +194,7 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
 
     # the form sections the copy shows, and for each player's line inside (or right at) the
     # copy the section whose missing lines it stands in place of
-    shown = {section_of[k] for i in copy for k in range(sent_span(i)[0], sent_span(i)[1] + 1) if k in section_of}
+    shown = set().union(*held.values())
     edits: dict[int, int | None] = {}  # reply line -> the section it changes (None: a line of its own)
     prev: int | None = None
     following = _next_copy(len(lines), copy)
@@ -210,8 +217,8 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
         if edge and not near_before <= i <= near_after:
             continue
         nxt = following[i]
-        low = sent_span(prev)[1] + 1 if prev is not None else None
-        high = sent_span(nxt)[0] - 1 if nxt is not None else None
+        low = spans[prev][1] + 1 if prev is not None else None
+        high = spans[nxt][0] - 1 if nxt is not None else None
         if low is None:
             low = high  # before the copy: in place of the sent line just above it
         if high is None:
@@ -232,10 +239,7 @@ def read_against(reply: str, sent: str, form: str | None = None, *, linked: bool
     def belongs(i: int, section: int) -> bool:
         if i in edits:
             return edits[i] == section
-        if i in in_copy:
-            a, b = sent_span(i)
-            return any(section_of.get(k) == section for k in range(a, b + 1))
-        return False
+        return section in held[i] if i in in_copy else False
 
     pieces: list[tuple[int, str]] = []  # (reply line, text) in reply order
     own: list[str] = []
