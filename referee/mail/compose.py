@@ -291,10 +291,21 @@ def _qp_body(data: bytes, maxlinelen: int = 76) -> str:
     text (``tests/mail/test_fast_paths.py`` compares them), without its character-by-character
     translation when no byte needs quoting (long ASCII lines are the usual reason for
     quoted-printable here)."""
-    if data.translate(None, _QP_LITERAL_BYTES):  # some byte must be written as =XX
-        # "=" by a plain replace (HTML has many), then the rarer others (UTF-8, controls)
+    odd = data.translate(None, _QP_LITERAL_BYTES)  # the bytes to write as =XX
+    if odd:
+        # "=" by a plain replace (HTML has many), then the rarer others (UTF-8, controls):
+        # a few distinct ones (a dash, quotes, an accent) by a replace each, a C pass that
+        # writes only ASCII (an "=XX" is never quoted again); many (a text in another
+        # script), run by run
         quoted = data.replace(b"=", b"=3D")
-        body = _QP_OTHER.sub(_qp_bytes, quoted).decode("ascii")
+        others = set(odd)
+        others.discard(0x3D)
+        if len(others) <= _QP_REPLACES:
+            for c in others:
+                quoted = quoted.replace(_QP_BYTE[c], _QP_CODE[c])
+        else:
+            quoted = _QP_OTHER.sub(_qp_bytes, quoted)
+        body = quoted.decode("ascii")
     else:
         body = data.decode("ascii")
     if not body:
@@ -339,6 +350,9 @@ def _qp_body(data: bytes, maxlinelen: int = 76) -> str:
 _QP_LITERAL = frozenset(b"\t ") | (frozenset(range(0x21, 0x7F)) - {ord("=")})
 _QP_LITERAL_BYTES = bytes(sorted(_QP_LITERAL | set(b"\r\n")))
 _QP_OTHER = re.compile(rb"[^\t\n\r\x20-\x7e]+")  # after "=" is quoted: the bytes still to quote
+_QP_REPLACES = 16  # distinct bytes to quote, at most, replaced one by one (else run by run)
+_QP_BYTE = [bytes((c,)) for c in range(256)]
+_QP_CODE = [b"=%02X" % c for c in range(256)]
 
 
 def _qp_bytes(m: re.Match[bytes]) -> bytes:

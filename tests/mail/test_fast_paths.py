@@ -211,6 +211,19 @@ def test_quoted_printable_is_the_stdlib_encoding() -> None:
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 30)))
         data = text.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
         assert _qp_body(data) == quoprimime.body_encode(data.decode("latin-1"), maxlinelen=76, eol="\r\n"), repr(text)
+    # a few distinct bytes to quote are replaced one by one, many (another script) run by
+    # run: either way, and at the border between the two, the stdlib's text
+    from referee.mail.compose import _QP_REPLACES
+
+    scripts = "éèàçœ—’“”…" + "Привет мир" + "Γειά σου" + "日本語のテキスト" + "🎲🃏"
+    for _ in range(3000):
+        chars = rnd.sample(scripts, rnd.randint(1, len(scripts)))
+        text = "".join(rnd.choice([*chars, "a", " ", "=", "\n", "x" * 80]) for _ in range(rnd.randint(1, 60)))
+        data = text.encode("utf-8")
+        assert _qp_body(data) == quoprimime.body_encode(data.decode("latin-1"), maxlinelen=76, eol="\r\n"), repr(text)
+    for n in (_QP_REPLACES - 1, _QP_REPLACES, _QP_REPLACES + 1):
+        data = b"x=" + bytes(range(0x80, 0x80 + n)) + b" y\n"
+        assert _qp_body(data) == quoprimime.body_encode(data.decode("latin-1"), maxlinelen=76, eol="\r\n"), n
 
 
 def test_a_long_ascii_line_goes_quoted_printable_and_comes_back() -> None:
