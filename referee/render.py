@@ -187,6 +187,10 @@ _PLURALS = {
 }
 _WORDS = "|".join(sorted(ABBREVIATIONS, key=len, reverse=True))
 _ABBREVIATION = re.compile(r"(?<![\w'-])(" + _WORDS + r")(s?)(?![\w'-])")
+# the same without the look-behind, which the caller checks (_WORD_BEFORE): led by the words
+# themselves, the engine skips to their first letters instead of trying every position
+_ABBREVIATION_SCAN = re.compile(r"(" + _WORDS + r")(s?)(?![\w'-])")
+_WORD_BEFORE = re.compile(r"[\w'-]")
 
 
 def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
@@ -196,16 +200,16 @@ def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
     of ``keep`` (the form) are left alone, and so are seal check commands: a use there is
     not the first. Only the uses themselves are looked at (a result mail has a few), not
     every line of the mail."""
-    if not _ABBREVIATION.search(text):
-        return text
-    kept = {line.strip() for line in keep if line.strip()}
+    kept: set[str] | None = None
     seen: set[str] = set()
     out: list[str] = []
     done = 0  # text[:done] is in out
-    for m in _ABBREVIATION.finditer(text):
+    for m in _ABBREVIATION_SCAN.finditer(text):
         word = m.group(1)
-        if word in seen:
-            continue
+        if word in seen or (m.start() and _WORD_BEFORE.match(text, m.start() - 1)):
+            continue  # (a word that only ends so: nothing inside it can be one)
+        if kept is None:
+            kept = {line.strip() for line in keep if line.strip()}
         line = _line_at(text, text.rfind("\n", 0, m.start()) + 1)
         end = m.end() + len(_line_at(text, m.end()))
         if line.strip() in kept or unbreakable(line):
@@ -223,6 +227,8 @@ def explain_abbreviations(text: str, keep: Iterable[str] = ()) -> str:
             done = m.end()
         if len(seen) == len(ABBREVIATIONS):
             break
+    if not out:
+        return text
     out.append(text[done:])
     return "".join(out)
 

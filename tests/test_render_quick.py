@@ -151,6 +151,10 @@ def random_text(rnd: random.Random) -> str:
         "(",
         "x-EC",
         "EC's",
+        "xDMO",  # an abbreviation at the end of a longer word: none
+        "DMEC",
+        "oCoLs",
+        "'LGT",
         "word",
         "ECx",
         "printf '%s' abc | sha256sum",
