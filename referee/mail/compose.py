@@ -118,9 +118,10 @@ def compose(
         content_headers = [("Content-Type", f'multipart/alternative; boundary="{boundary}"')]
         parts = []
         for subtype, content in (("plain", text), ("html", html)):
-            part_head = "".join(f"{name}: {value}{CRLF}" for name, value in _part_headers(subtype, content))
+            cte = _cte(content)
+            part_head = "".join(f"{name}: {value}{CRLF}" for name, value in _part_headers(subtype, content, cte))
             # the CRLF before a boundary belongs to the boundary (RFC 2046 5.1.1)
-            parts.append(f"--{boundary}{CRLF}{part_head}{CRLF}{_encode_body(content)}{CRLF}")
+            parts.append(f"--{boundary}{CRLF}{part_head}{CRLF}{_encode_body(content, cte)}{CRLF}")
         body = "".join(parts) + f"--{boundary}--{CRLF}"
     if attachments:
         seed = "\0".join((message_id, body, *(a for att in attachments for a in att)))
