@@ -50,9 +50,17 @@ def _season(matches: int) -> dict:
     }
 
 
-def _mails(world: World) -> dict[str, bytes]:
+def _mails(world: World) -> dict[str, tuple[bytes, str | None]]:
+    """Every mail of the outbox, and the shown text kept with it, by its key."""
     with world.store.unit_of_work() as session:
-        return {row.dedupe_key: row.message for row in session.scalars(select(Outbox))}
+        return {row.dedupe_key: (row.message, row.shown) for row in session.scalars(select(Outbox))}
+
+
+def _clients(world: World, keys) -> None:
+    for key in keys:
+        world.clients[key] = ScriptedClient(
+            f"{key}@example.test", key, world.config.mail.outbox / f"{key}@example.test", world.config.mail.inbox
+        )
 
 
 class _Recording(Press):
@@ -75,8 +83,9 @@ class _Recording(Press):
 
 
 def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_template):
-    """A close's mails made by a worker process are, byte for byte, the mails the referee
-    makes itself: the same template, wrapping, names isolated, HTML part and calendar."""
+    """A close's mails, and the answers to a batch of replies, made by a worker process
+    are, byte for byte, the mails the referee makes itself: the same template, wrapping,
+    names isolated, HTML part and calendar, and the same shown text kept with them."""
     url = lambda name: f"sqlite:///{tmp_path / name}"  # noqa: E731
     for name in ("here.db", "shared.db"):
         (tmp_path / name).write_bytes(sqlite_template.read_bytes())
@@ -86,11 +95,23 @@ def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_templat
     shared.referee.notices.press = Press(1, parallel=4, chunk=2)
     try:
         assert shared.referee.notices.press.start()
+        players = [f"p{i:02}" for i in range(12)]
+        roulette = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
         for world in (here, shared):
+            _clients(world, players)
             world.tick(START)  # the first mails: 12
+            for i, key in enumerate(players):  # a batch of replies: a receipt each (in one order)
+                world.send(key, roulette, START + timedelta(hours=1, minutes=i))
+            before = world.referee.notices.press.by_workers
+            world.tick(START + timedelta(hours=2))
+            if world is shared:
+                assert world.referee.notices.press.by_workers > before  # receipts by the worker
             world.tick(START + 2 * DAY)  # the preparation phase and round 1 close: results, steps
         mails = _mails(here)
-        assert len(mails) >= 36
+        assert len(mails) >= 48 and sum(1 for key in mails if "receipt" in key) == 12, sorted(mails)
+        # (a mail delivered after its deadline, with the late note, is read from its new bytes)
+        late = {k for k, (message, _shown) in mails.items() if b"Subject: Delivered late:" in message}
+        assert all(shown for k, (_message, shown) in mails.items() if k not in late)
         assert _mails(shared) == mails
         # the worker took the chunks it was handed first (from the batch's end) at least
         assert shared.referee.notices.press.by_workers >= 4
