@@ -19,6 +19,7 @@ from referee.match.press import MailSpec, Press, make
 from referee.store.models import Match, Outbox
 from tests.service.harness import DAY, START, World
 
+ROULETTE = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
 ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC", "Australia/Adelaide", "America/Sao_Paulo")
 
 
@@ -96,12 +97,11 @@ def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_templat
     try:
         assert shared.referee.notices.press.start()
         players = [f"p{i:02}" for i in range(12)]
-        roulette = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
         for world in (here, shared):
             _clients(world, players)
             world.tick(START)  # the first mails: 12
             for i, key in enumerate(players):  # a batch of replies: a receipt each (in one order)
-                world.send(key, roulette, START + timedelta(hours=1, minutes=i))
+                world.send(key, ROULETTE, START + timedelta(hours=1, minutes=i))
             before = world.referee.notices.press.by_workers
             world.tick(START + timedelta(hours=2))
             if world is shared:
@@ -196,14 +196,10 @@ def test_an_answer_that_cannot_be_made_fails_only_the_mail_it_answers(tmp_path, 
     (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
     world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(3))
     world.referee.notices.press = Press(1)  # the batch's answers made together (too few for the worker)
-    for key in ("p00", "p02", "p04"):
-        world.clients[key] = ScriptedClient(
-            f"{key}@example.test", key, world.config.mail.outbox / f"{key}@example.test", world.config.mail.inbox
-        )
+    _clients(world, ("p00", "p02", "p04"))  # one player of each match
     world.tick(START)
-    roulette = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
-    for key in ("p00", "p02", "p04"):  # one player of each match
-        world.send(key, roulette, START + timedelta(hours=1))
+    for key in ("p00", "p02", "p04"):
+        world.send(key, ROULETTE, START + timedelta(hours=1))
 
     def failing(spec):
         if spec.kind == "receipt" and spec.match_key == "m1":
