@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from referee.mail.client import ScriptedClient
+from referee.mail.compose import LATE_SUBJECT
 from referee.match import notices as notices_module
 from referee.match import press as press_module
 from referee.match.press import MailSpec, Press, make
@@ -110,7 +111,7 @@ def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_templat
         mails = _mails(here)
         assert len(mails) >= 48 and sum(1 for key in mails if "receipt" in key) == 12, sorted(mails)
         # (a mail delivered after its deadline, with the late note, is read from its new bytes)
-        late = {k for k, (message, _shown) in mails.items() if b"Subject: Delivered late:" in message}
+        late = {k for k, (message, _shown) in mails.items() if f"Subject: {LATE_SUBJECT}".encode() in message}
         assert all(shown for k, (_message, shown) in mails.items() if k not in late)
         assert _mails(shared) == mails
         # the worker took the chunks it was handed first (from the batch's end) at least
