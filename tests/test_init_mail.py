@@ -133,7 +133,7 @@ def test_init_for_a_mailbox_writes_imap_and_smtp_and_checks_them(empty, monkeypa
     ],
 )
 def test_the_security_follows_the_port(empty, monkeypatch, imap, smtp, security):
-    from referee.commands import init_config_text
+    from referee.config.new_file import init_config_text
 
     monkeypatch.setenv("REFEREE_MAIL_PASSWORD", PASSWORD)
     text = init_config_text(
