@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from email.message import Message
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from referee.mail.charsets import LONE_SURROGATES, decode
 from referee.mail.html_text import html_to_text
@@ -117,6 +117,11 @@ class Body:
     def written(self) -> str:
         """The first reading's text (what the player wrote, as best read), else ""."""
         return next((reading.text for reading in self.each()), "")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with every reading made (a body read by a worker of the press travels
+        whole): the same readings, in the same order."""
+        return (Body, (self.readings, self.shown, self.truncated))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Body):

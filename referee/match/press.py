@@ -24,6 +24,11 @@ and a later batch starts another. A worker ends when the referee's end of its pi
 (the referee stopped, or was killed). A spec a worker fails to make is made again here,
 so that its error is raised with its real traceback, as :class:`PressError` naming its
 match. Without workers every mail is made as it is written, as it always was.
+
+A ready worker does other pure work too (:meth:`Press.jobs`, :class:`JobBatch`): a
+function and its arguments, answered in the order handed out, mails and jobs alike; the
+process that asked takes an answer when it has come and works it out itself otherwise
+(the judge's replies read ahead: :mod:`referee.pipeline.prereading`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import os
 import pickle
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -44,7 +49,7 @@ from referee.mail.compose import compose
 from referee.mail.html_mail import to_html
 from referee.render import render_mail
 
-__all__ = ["Made", "MailSpec", "Press", "PressError", "default_workers", "make"]
+__all__ = ["Job", "JobBatch", "Made", "MailSpec", "Press", "PressError", "default_workers", "make"]
 
 log = logging.getLogger("referee")
 
@@ -142,13 +147,22 @@ def _isolated(text: str, subject: str, names: Sequence[str], form: str | None) -
     return "\n".join(lines), isolate_names(subject, names)
 
 
-def _make_chunk(blobs: list[bytes]) -> list[Made | None]:
-    """A worker's part: each pickled spec's mail, None where making it failed (made again,
-    and its error raised, in the process that asked)."""
-    out: list[Made | None] = []
-    for blob in blobs:
+class Job(NamedTuple):
+    """Pure work a worker does beside the mails (:meth:`Press.jobs`): ``run(*args)``, a
+    function at the top of its module (pickled by name) that reads nothing but its
+    arguments, so that its answer is the same in any process."""
+
+    run: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+def _make_chunk(items: list[bytes | Job]) -> list[Any]:
+    """A worker's part: each pickled spec's mail (or each job's answer), None where it
+    failed (made again, and its error raised, in the process that asked)."""
+    out: list[Any] = []
+    for item in items:
         try:
-            out.append(make(pickle.loads(blob)))
+            out.append(item.run(*item.args) if isinstance(item, Job) else make(pickle.loads(item)))
         except Exception:
             out.append(None)
     return out
@@ -207,7 +221,7 @@ class _Worker:
         self.process.start()
         theirs.close()
         self.ready = False
-        self.sent: deque[tuple[object, int]] = deque()  # (the batch, the chunk's index)
+        self.sent: deque[tuple[PressBatch | JobBatch, int]] = deque()  # (the batch, the chunk's index)
 
     def is_ready(self) -> bool:
         """Has it said it is ready (its imports done)? Raises OSError/EOFError if it died."""
@@ -216,19 +230,20 @@ class _Worker:
             self.ready = True
         return self.ready
 
-    def send(self, batch: object, index: int, chunk: list[bytes]) -> None:
+    def send(self, batch: PressBatch | JobBatch, index: int, chunk: list[bytes] | list[Job]) -> None:
         self.conn.send_bytes(pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL))
         self.sent.append((batch, index))
 
     def has_answer(self) -> bool:
         return bool(self.sent) and self.conn.poll()
 
-    def answer(self) -> tuple[object, int, list[Made | None]]:
-        """The next chunk's batch, index and mails (waiting for them); OSError/EOFError if
-        it died."""
-        mails = pickle.loads(self.conn.recv_bytes())
-        batch, index = self.sent.popleft()
-        return batch, index, mails
+    def collect(self, wait: bool = False) -> None:
+        """Hand each answer the worker has to the batch that sent its chunk (``wait``: every
+        answer it still owes); OSError/EOFError if it died."""
+        while self.sent and (wait or self.conn.poll()):
+            answers = pickle.loads(self.conn.recv_bytes())
+            batch, index = self.sent.popleft()
+            batch.receive(index, answers)
 
     def stop(self, wait: float) -> None:
         self.conn.close()  # the worker reads the end of its pipe, and ends
@@ -248,6 +263,7 @@ class Press:
         self._workers: list[_Worker] = []
         self._failed_at: float | None = None  # when a worker last died (monotonic)
         self.by_workers = 0  # mails the workers made (for the benchmarks and the tests)
+        self.jobs_by_workers = 0  # jobs they answered (likewise)
         self.waited = 0.0  # seconds this process waited for them
 
     def warm(self) -> None:
@@ -304,6 +320,30 @@ class Press:
             except (OSError, EOFError) as exc:
                 self._broken(worker, exc)
         return None
+
+    def jobs(self, jobs: Sequence[Job]) -> JobBatch:
+        """``jobs`` handed to the ready workers at once, a chunk at a time, while this process
+        goes on (:class:`JobBatch`); with no worker ready, a batch that has no answers."""
+        return JobBatch(self, jobs)
+
+    def _collect(self, only: _Worker | None = None, wait: bool = False) -> None:
+        """The answers the workers have, each to its batch (``wait``: all that ``only`` still owes)."""
+        for worker in [only] if only is not None else list(self._workers):
+            try:
+                worker.collect(wait)
+            except (OSError, EOFError) as exc:
+                self._broken(worker, exc)
+
+    def _least_busy(self) -> _Worker | None:
+        """The ready worker with the fewest chunks to make, if any."""
+        best: _Worker | None = None
+        for worker in list(self._workers):
+            try:
+                if worker.is_ready() and (best is None or len(worker.sent) < len(best.sent)):
+                    best = worker
+            except (OSError, EOFError) as exc:
+                self._broken(worker, exc)
+        return best
 
     def _broken(self, worker: _Worker, exc: BaseException) -> None:
         """A worker that died: dropped (a later batch starts another); the chunks it had are
@@ -390,15 +430,13 @@ class PressBatch:
 
     def _collect(self, only: _Worker | None = None, wait: bool = False) -> None:
         """The answers the workers have (``wait``: all that ``only`` still owes)."""
-        for worker in [only] if only is not None else list(self.press._workers):
-            try:
-                while worker.sent and (wait or worker.has_answer()):
-                    batch, index, mails = worker.answer()
-                    if batch is self:  # else a batch that failed, or was rolled back, before it
-                        self.made[index] = mails
-                        self.press.by_workers += sum(m is not None for m in mails)
-            except (OSError, EOFError) as exc:
-                self.press._broken(worker, exc)
+        self.press._collect(only, wait)
+
+    def receive(self, index: int, mails: list[Made | None]) -> None:
+        """A worker's mails of chunk ``index`` (a batch that failed, or was rolled back, gets
+        them too, and drops them with itself)."""
+        self.made[index] = mails
+        self.press.by_workers += sum(m is not None for m in mails)
 
     def _hand_out(self, keep: int, ahead: int) -> None:
         """Hand ready workers the last waiting chunks, up to ``ahead`` each, leaving ``keep``."""
@@ -409,3 +447,43 @@ class PressBatch:
             except (OSError, EOFError) as exc:
                 self.waiting.append(index)
                 self.press._broken(worker, exc)
+
+
+class JobBatch:
+    """Jobs whose answers a worker works out ahead of this process, which asks for each
+    when it needs it (:meth:`answer`): one the workers have not answered yet is worked out
+    by the caller (the worker's answer then comes for nothing). The jobs are handed out at
+    once, in order, a chunk at a time, to the workers ready now; a worker makes its chunks
+    in the order it got them, mails and jobs alike."""
+
+    def __init__(self, press: Press, jobs: Sequence[Job]):
+        self.press = press
+        self.answers: dict[int, Any] = {}  # the job's index -> the worker's answer (None: it failed)
+        self.handed = 0  # jobs handed to a worker
+        if not jobs or not press._ready():
+            return
+        size = press.chunk
+        for start in range(0, len(jobs), size):
+            worker = press._least_busy()
+            if worker is None:
+                return
+            chunk = list(jobs[start : start + size])
+            try:
+                worker.send(self, start, chunk)
+            except (OSError, EOFError) as exc:
+                press._broken(worker, exc)
+                return
+            self.handed = start + len(chunk)
+
+    def receive(self, start: int, answers: list[Any]) -> None:
+        for offset, answer in enumerate(answers):
+            self.answers[start + offset] = answer
+        self.press.jobs_by_workers += sum(answer is not None for answer in answers)
+
+    def answer(self, index: int) -> Any | None:
+        """The worker's answer to job ``index`` if it has come (without waiting), else None."""
+        if index >= self.handed:
+            return None
+        if index not in self.answers:
+            self.press._collect()
+        return self.answers.get(index)

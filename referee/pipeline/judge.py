@@ -47,6 +47,7 @@ from referee.match.press import PressError
 from referee.pipeline.bounce_book import BounceBook
 from referee.pipeline.organizer_mail import NOT_ORGANIZER, ORGANIZER, OrganizerMail
 from referee.pipeline.player_commands import PlayerCommands
+from referee.pipeline.prereading import Prereading
 from referee.pipeline.report import TickReport
 from referee.pipeline.limits import RATE_LIMITED, REPEATED, ReplyLimiter, SenderLimiter, body_digest
 from referee.pipeline.seat_mail import SENT_COLUMNS, Batch, SeatMail, Sent
@@ -110,6 +111,7 @@ class Judge:
                     cut = next((i for i, row in enumerate(rows) if row.attempts), len(rows))
                     rows = rows[: cut or 1]
                     heads = [parse_headers(row.raw) for row in rows]
+                    mail = self.config.mail
                     context = self._load(session, heads)
                     context.senders = SenderLimiter(self.config.mails_per_sender_hour).load(session, rows)
                     limiter = ReplyLimiter(
@@ -117,6 +119,17 @@ class Judge:
                     )
                     if not inline:
                         self.notices.defer(session, len(rows))  # the answers, made together
+                        # the replies read by the press's workers while the batch is judged
+                        context.readings = Prereading(
+                            self.notices.press,
+                            rows,
+                            heads,
+                            answered=context.answered,
+                            sent=context.sent,
+                            matches=context.matches,
+                            local=mail.local,
+                            domain=mail.domain,
+                        )
                     for row, head in zip(rows, heads, strict=True):
                         failing = row.id
                         decision = self._judge(session, row, head, now, context, limiter)

@@ -20,6 +20,7 @@ from referee.mail.reply import Against, read_against
 from referee.match import opensteps
 from referee.pipeline.ingest import TOO_LARGE
 from referee.pipeline.player_commands import COMMANDS_RULE, PlayerCommands
+from referee.pipeline.prereading import FirstReading, Prereading
 from referee.pipeline.limits import ReplyLimiter, SenderLimiter
 from referee.pipeline.verdict import Decision, MailRow, Stages, before_our_mail
 from referee.store import rows as plain_rows
@@ -75,6 +76,7 @@ class Batch:
     sent: dict[int, Any] = field(default_factory=dict)
     matches: list[Match] = field(default_factory=list)  # held so the session keeps them
     senders: SenderLimiter | None = None  # mails per sender and hour (None: not limited)
+    readings: Prereading | None = None  # the replies the press's workers read ahead
 
 
 class SeatMail:
@@ -100,6 +102,8 @@ class SeatMail:
         self.silent = seat_role(self.game, seat.position) in silent_roles(self.game)
         self.own: list[str] | None = None  # the player's lines, when the reply was read against our mail
         row.match_id, row.player_id = self.match.id, self.player.id
+        # the body, and the reply read against the mail it answers, when a worker read them ahead
+        self.first: FirstReading | None = batch.readings.get(row.id) if batch.readings is not None else None
 
     def judge(self) -> Decision:
         match, session = self.match, self.session
@@ -108,7 +112,7 @@ class SeatMail:
             plain_rows.flush(session)  # the late-reply check below reads the closing events
         body: Body | None = None
         if self.row.rule != TOO_LARGE:  # a mail of the player's commands (referee.pipeline.player_commands)
-            body = parse_body(self.row.raw, head=self.head)
+            body = self._body()
             commands = PlayerCommands.personal(self.judge_, session, self.row, self.head, self.now, self.seat, body)
             if commands is not None:
                 return Decision(commands[0], COMMANDS_RULE, commands[1])
@@ -136,7 +140,7 @@ class SeatMail:
             late = self._late_reply() or self._stale_reply()
         if late is not None:
             return self.reject(late)
-        body = body or parse_body(self.row.raw, head=self.head)
+        body = body or self._body()
         parsed, error = self._read(body)
         if parsed is None:
             assert error is not None
@@ -183,6 +187,10 @@ class SeatMail:
         self.notices.announce_step(session, match, self.row.received_at, since=steps_before, mover=self.player.key)
         return Decision("accepted", None, f"{len(logged)} move(s) for {match.key}")
 
+    def _body(self) -> Body:
+        """The mail's body (:func:`parse_body`), as a worker read it ahead if it did."""
+        return self.first.body if self.first is not None else parse_body(self.row.raw, head=self.head)
+
     def _read(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
         """The moves of the player's part of a reply read against the mail of ours it
         quotes (:mod:`referee.mail.reply`); for a mail that quotes none of ours,
@@ -216,7 +224,11 @@ class SeatMail:
         answered = self._answered()
         linked = [answered[0]] if answered is not None else []
         if linked:
-            got = self._read_against(body, self.batch.sent.get(linked[0]), linked=True)
+            first = self.first
+            if first is not None and first.outbox_id == linked[0] and first.body is body:
+                got = first.against  # read by a worker, the same way
+            else:
+                got = self._read_against(body, self.batch.sent.get(linked[0]), linked=True)
             if got is not None:
                 return got
         named = [oid for oid in self._referenced_mails() if oid not in linked]

@@ -16,8 +16,9 @@ from referee.mail.client import ScriptedClient
 from referee.mail.compose import LATE_SUBJECT
 from referee.match import notices as notices_module
 from referee.match import press as press_module
-from referee.match.press import MailSpec, Press, make
-from referee.store.models import Match, Outbox
+from referee.match.press import JobBatch, MailSpec, Press, make
+from referee.pipeline.prereading import Prereading
+from referee.store.models import Inbound, Match, Outbox
 from tests.service.harness import DAY, START, World
 
 ROULETTE = "ROULETTE\nWinning colour: Gold\nGold: 30\nSilver: 10\nBlack: 0"
@@ -117,6 +118,90 @@ def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_templat
         # the worker took the chunks it was handed first (from the batch's end) at least
         assert shared.referee.notices.press.by_workers >= 4
         assert here.referee.notices.press.by_workers == 0
+    finally:
+        shared.referee.notices.close()
+
+
+def _inbound(world: World) -> list[tuple[str, str | None, str | None]]:
+    with world.store.unit_of_work() as session:
+        return [(row.status, row.rule, row.note) for row in session.scalars(select(Inbound).order_by(Inbound.id))]
+
+
+def _states(world: World) -> dict[str, object]:
+    with world.store.unit_of_work() as session:
+        return {match.key: match.state for match in session.scalars(select(Match))}
+
+
+def _replies(world: World, at) -> None:
+    """A batch of replies written the ways players write them, good and bad."""
+    form = world.last_text("p02")
+    inside = "\n".join(
+        "> " + ("Winning colour: Silver" if line.startswith("Winning colour:") else line) if line else ">"
+        for line in form.splitlines()
+    )
+    ways = {
+        "p00": (ROULETTE, {}),  # on top of the quote
+        "p01": (ROULETTE, {"quote": False}),  # no quote
+        "p02": ("On Tuesday, the referee wrote:\n" + inside, {"quote": False}),  # the form changed in the quote
+        "p03": ("", {}),  # the quote alone, unchanged
+        "p04": (ROULETTE.replace("Gold: 30", "Gold: 9999"), {}),  # a move the rules refuse
+        "p05": (ROULETTE, {"from_addr": "p06@example.test"}),  # another player's address
+        "p06": ("HELP", {}),  # a command
+        "p07": ("Cheers!", {}),  # nothing to read
+    }
+    for i, key in enumerate(f"p{i:02}" for i in range(12)):
+        text, options = ways.get(
+            key,
+            (ROULETTE.replace("Gold: 30", f"Gold: {25 + i % 3}").replace("Silver: 10", f"Silver: {15 - i % 3}"), {}),
+        )
+        world.send(key, text, at + timedelta(minutes=i), **options)
+
+
+def test_replies_a_worker_read_ahead_are_judged_as_replies_read_here(tmp_path, sqlite_template, monkeypatch):
+    """With a worker ready, a batch's replies are read by it while the referee judges the
+    batch (referee.pipeline.prereading): every reply gets the decision, the answer and the
+    recorded move it gets when the referee reads it itself. (Here the referee waits for each
+    of the worker's readings, so that every reading it may take is the worker's.)"""
+    url = lambda name: f"sqlite:///{tmp_path / name}"  # noqa: E731
+    for name in ("here.db", "shared.db"):
+        (tmp_path / name).write_bytes(sqlite_template.read_bytes())
+    here = World(tmp_path / "here", url("here.db"), season=_season(6))
+    shared = World(tmp_path / "shared", url("shared.db"), season=_season(6))
+    here.referee.notices.press = Press(0)
+    shared.referee.notices.press = Press(1, parallel=4, chunk=2)
+    taken: list[int] = []
+
+    def waiting(self: JobBatch, index: int):
+        if index < self.handed and index not in self.answers:
+            self.press._collect(wait=True)
+        return self.answers.get(index)
+
+    def get(self: Prereading, inbound_id: int):
+        first = Prereading.get.__wrapped__(self, inbound_id)
+        if first is not None:
+            taken.append(inbound_id)
+        return first
+
+    get.__wrapped__ = Prereading.get  # type: ignore[attr-defined]
+    monkeypatch.setattr(JobBatch, "answer", waiting)
+    monkeypatch.setattr(Prereading, "get", get)
+    try:
+        assert shared.referee.notices.press.start()
+        players = [f"p{i:02}" for i in range(12)]
+        for world in (here, shared):
+            _clients(world, players)
+            world.tick(START)
+            _replies(world, START + timedelta(hours=1))
+            world.tick(START + timedelta(hours=2))
+        # every reply from its seat's address, to one of our mails (all but p05's)
+        assert len(taken) == 11 and shared.referee.notices.press.jobs_by_workers == 11
+        assert here.referee.notices.press.jobs_by_workers == 0
+        decisions = _inbound(here)
+        # seven moves and the command; the unchanged quotes (twice), the refused move, the spoof
+        assert [status for status, _rule, _note in decisions].count("accepted") == 8, decisions
+        assert _inbound(shared) == decisions
+        assert _mails(shared) == _mails(here)
+        assert _states(shared) == _states(here)
     finally:
         shared.referee.notices.close()
 
@@ -279,6 +364,16 @@ def test_mail_workers_is_read_from_the_service_file(tmp_path):
             load_service_config(path)
 
 
+class Answers:
+    """A batch that keeps what a worker answers to it."""
+
+    def __init__(self) -> None:
+        self.answers: list[tuple[int, list[object]]] = []
+
+    def receive(self, index: int, answers: list[object]) -> None:
+        self.answers.append((index, answers))
+
+
 def test_a_worker_leaves_ctrl_c_to_the_referee():
     """Ctrl-C in a terminal reaches the whole process group: the worker goes on (no
     traceback of its own) and ends when the referee stops it."""
@@ -288,8 +383,10 @@ def test_a_worker_leaves_ctrl_c_to_the_referee():
         assert press.start()
         (worker,) = press._workers
         os.kill(worker.process.pid, signal.SIGINT)
-        worker.send(None, 0, [pickle.dumps(spec)])
-        assert worker.answer() == (None, 0, [None])  # it answers still
+        got = Answers()
+        worker.send(got, 0, [pickle.dumps(spec)])
+        worker.collect(wait=True)
+        assert got.answers == [(0, [None])]  # it answers still
         assert worker.process.is_alive()
     finally:
         press.close()
