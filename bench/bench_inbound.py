@@ -246,6 +246,7 @@ def run_tick(folder: Path, n: int) -> dict:
     referee.notices.close()
     return {
         "by_workers": referee.notices.press.by_workers,
+        "read_by_workers": referee.notices.press.jobs_by_workers,
         "waited": referee.notices.press.waited,
         "workers": referee.notices.press.workers,
         "seconds": seconds,
@@ -496,9 +497,10 @@ def report(
         f"{'met' if rate >= goal else f'NOT met, {rate / goal:.0%} of it'})"
     )
     print(
-        f"mail workers: {tick['workers']}; in the tick they made {tick['by_workers']:,} of the answers, "
-        f"and the referee waited {tick['waited']:.2f} s for them (the worker starts with the first batch of "
-        "many, and is ready about a second later)"
+        f"mail workers: {tick['workers']}; in the tick they made {tick['by_workers']:,} of the answers "
+        f"and read {tick['read_by_workers']:,} of the replies ahead, and the referee waited "
+        f"{tick['waited']:.2f} s for them (the worker starts with the first batch of many, and is ready "
+        "about a second later)"
     )
     if json_path:
         figures = {"database": kind, "messages": n, "rate": rate, "floor_rate": floor_rate, "goal": goal}
