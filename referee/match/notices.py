@@ -29,6 +29,7 @@ from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
 from referee.match import opensteps
 from referee.match.press import Made, MailSpec, Press, PressError, default_workers, make
+from referee.mail.bodytext import as_shown
 from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
@@ -496,7 +497,8 @@ class Notices:
             auto_submitted="auto-replied" if reply_to_mail is not None else "auto-generated",
             loop_value=self.loop_value,
         )
-        values = _outbox_row(dedupe, message_id, kind, organizer, data, at, inbound_id=inbound_id)
+        made = Made(data, as_shown(rendered.text))  # its shown text too, as the press keeps it
+        values = _outbox_row(dedupe, message_id, kind, organizer, made, at, inbound_id=inbound_id)
         # Written now, not with the batch: the key is unique, and a second writer must find it.
         return rows.insert_once(session, OUTBOX, values, "dedupe_key")
 
@@ -686,7 +688,7 @@ def _outbox_row(
     message_id: str,
     kind: str,
     to_addr: str,
-    made: Made | bytes | None,
+    made: Made | None,
     at: datetime,
     *,
     match_id: int | None = None,
@@ -698,9 +700,8 @@ def _outbox_row(
 ) -> dict[str, Any]:
     """An outbox row as a plain dict: a mail to send from ``at`` on (``deadline``: the
     step's deadline the mail names as still to come). ``made``: the mail, with its shown
-    text when the press made it (else the reader finds it in the bytes); None: filled in
-    before the row is written."""
-    message, shown = (made, None) if made is None or isinstance(made, bytes) else made
+    text; None: both filled in before the row is written (a batch's mails made together)."""
+    message, shown = made if made is not None else (None, None)
     return {
         "shown": shown,
         "form": form or None,

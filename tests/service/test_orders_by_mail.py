@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from referee.store.balances import season_balances
 from referee.mail import tokens
 from referee.mail.auth import authenticate
-from referee.mail.parse import parse_headers
+from referee.mail.parse import parse_headers, shown_text
 from referee.season.controls import Controls
 from referee.season.orders import MAX_ORDERS, MAX_PROBLEMS, read_orders
 from referee.status import status_text
@@ -141,6 +141,8 @@ def test_extend_by_mail_moves_the_deadline_tells_the_players_and_answers_the_org
     assert_readable(mail)
     [reply] = outbox_rows(world, kind="orders")
     assert reply.inbound_id == row.id and reply.to_addr == BOSS
+    # kept with the text a reader sees of it, as every mail of ours (a reply is read against it)
+    assert reply.shown and reply.shown == shown_text(reply.message)
 
 
 def test_pause_then_resume_by_replying_to_the_answer(world):
