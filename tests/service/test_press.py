@@ -85,17 +85,24 @@ class _Recording(Press):
         return batch
 
 
+def _two_worlds(tmp_path, sqlite_template) -> tuple[World, World]:
+    """The same season of six matches twice: one referee without a worker (``here``), one
+    with a worker that takes every large batch (``shared``: its press not started yet)."""
+    worlds = []
+    for name in ("here", "shared"):
+        (tmp_path / f"{name}.db").write_bytes(sqlite_template.read_bytes())
+        worlds.append(World(tmp_path / name, f"sqlite:///{tmp_path / f'{name}.db'}", season=_season(6)))
+    here, shared = worlds
+    here.referee.notices.press = Press(0)
+    shared.referee.notices.press = Press(1, parallel=4, chunk=2)
+    return here, shared
+
+
 def test_mails_made_by_a_worker_are_the_mails_made_here(tmp_path, sqlite_template):
     """A close's mails, and the answers to a batch of replies, made by a worker process
     are, byte for byte, the mails the referee makes itself: the same template, wrapping,
     names isolated, HTML part and calendar, and the same shown text kept with them."""
-    url = lambda name: f"sqlite:///{tmp_path / name}"  # noqa: E731
-    for name in ("here.db", "shared.db"):
-        (tmp_path / name).write_bytes(sqlite_template.read_bytes())
-    here = World(tmp_path / "here", url("here.db"), season=_season(6))
-    shared = World(tmp_path / "shared", url("shared.db"), season=_season(6))
-    here.referee.notices.press = Press(0)
-    shared.referee.notices.press = Press(1, parallel=4, chunk=2)
+    here, shared = _two_worlds(tmp_path, sqlite_template)
     try:
         assert shared.referee.notices.press.start()
         players = [f"p{i:02}" for i in range(12)]
@@ -162,13 +169,7 @@ def test_replies_a_worker_read_ahead_are_judged_as_replies_read_here(tmp_path, s
     batch (referee.pipeline.prereading): every reply gets the decision, the answer and the
     recorded move it gets when the referee reads it itself. (Here the referee waits for each
     of the worker's readings, so that every reading it may take is the worker's.)"""
-    url = lambda name: f"sqlite:///{tmp_path / name}"  # noqa: E731
-    for name in ("here.db", "shared.db"):
-        (tmp_path / name).write_bytes(sqlite_template.read_bytes())
-    here = World(tmp_path / "here", url("here.db"), season=_season(6))
-    shared = World(tmp_path / "shared", url("shared.db"), season=_season(6))
-    here.referee.notices.press = Press(0)
-    shared.referee.notices.press = Press(1, parallel=4, chunk=2)
+    here, shared = _two_worlds(tmp_path, sqlite_template)
     taken: list[int] = []
 
     def waiting(self: JobBatch, index: int):
