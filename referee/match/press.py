@@ -234,8 +234,9 @@ class _Worker:
         self.conn.send_bytes(pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL))
         self.sent.append((batch, index))
 
-    def has_answer(self) -> bool:
-        return bool(self.sent) and self.conn.poll()
+    def mail_chunks(self) -> int:
+        """Chunks of mails it has yet to answer."""
+        return sum(1 for batch, _index in self.sent if isinstance(batch, PressBatch))
 
     def collect(self, wait: bool = False) -> None:
         """Hand each answer the worker has to the batch that sent its chunk (``wait``: every
@@ -312,10 +313,12 @@ class Press:
         return self._free(ahead=None) is not None
 
     def _free(self, ahead: int | None) -> _Worker | None:
-        """A ready worker with fewer than ``ahead`` chunks to make (None: any), if any."""
+        """A ready worker with fewer than ``ahead`` chunks of mails to make (None: any), if
+        any. (Chunks of jobs do not count: they are handed out at once, needed first, and
+        done before the mails behind them.)"""
         for worker in list(self._workers):
             try:
-                if (ahead is None or len(worker.sent) < ahead) and worker.is_ready():
+                if (ahead is None or worker.mail_chunks() < ahead) and worker.is_ready():
                     return worker
             except (OSError, EOFError) as exc:
                 self._broken(worker, exc)
