@@ -151,18 +151,17 @@ def write_submissions(world: World, n_messages: int, per_match: int) -> None:
             written += 1
 
 
-MAIL_WORKERS: int | None = None  # --mail-workers (None: the service's default)
-
-
-def referee_for(world: World) -> Referee:
+def referee_for(world: World, workers: int | None = None) -> Referee:
+    """The referee of ``world``; ``workers``: its press's worker processes (--mail-workers;
+    None: the service's default)."""
     referee = Referee(
         world.store,
         world.config,
         inbox=MaildirInbox(world.config.mail.inbox),
         outbox=MaildirOutbox(world.config.mail.outbox, per_address=world.config.mail.per_address),
     )
-    if MAIL_WORKERS is not None:
-        referee.notices.press.workers = MAIL_WORKERS
+    if workers is not None:
+        referee.notices.press.workers = workers
     return referee
 
 
@@ -233,9 +232,9 @@ def warm() -> None:
 # ----------------------------------------------------------------------------- runs
 
 
-def run_tick(folder: Path, n: int) -> dict:
+def run_tick(folder: Path, n: int, workers: int | None) -> dict:
     world = open_world(folder)
-    referee = referee_for(world)
+    referee = referee_for(world, workers)
     warm()
     with Counters(world) as counters:
         t0 = time.perf_counter()
@@ -258,9 +257,9 @@ def run_tick(folder: Path, n: int) -> dict:
     }
 
 
-def run_phases(folder: Path, n: int) -> dict:
+def run_phases(folder: Path, n: int, workers: int | None) -> dict:
     world = open_world(folder)
-    referee = referee_for(world)
+    referee = referee_for(world, workers)
     warm()
     phases: dict[str, dict] = {}
     calls = [
@@ -291,9 +290,9 @@ def run_phases(folder: Path, n: int) -> dict:
     return phases
 
 
-def run_profile(folder: Path, top: int) -> str:
+def run_profile(folder: Path, top: int, workers: int | None) -> str:
     world = open_world(folder)
-    referee = referee_for(world)
+    referee = referee_for(world, workers)
     warm()
     # The phases one by one, not ``tick``: a tick judges in a worker thread, which cProfile
     # (enabled in this thread only) would not see.
@@ -387,8 +386,6 @@ def main(argv: list[str] | None = None) -> int:
         help="the press's worker processes (default: the service's, one on two cores or more; 0: none)",
     )
     args = parser.parse_args(argv)
-    global MAIL_WORKERS
-    MAIL_WORKERS = args.mail_workers
     n, k = args.messages, args.per_match
     if n < 1 or k < 1:
         parser.error("--messages and --per-match must be positive")
@@ -416,17 +413,17 @@ def run_all(tmp: Path, n: int, k: int, args: argparse.Namespace, scratch: Scratc
 
     copy_world_on(template, tmp / "tick", scratch, "tick")
     checkpoint(tmp / "tick")
-    tick = run_tick(tmp / "tick", n)
+    tick = run_tick(tmp / "tick", n, args.mail_workers)
     copy_world_on(template, tmp / "phases", scratch, "phases")
     checkpoint(tmp / "phases")
-    phases = run_phases(tmp / "phases", n)
+    phases = run_phases(tmp / "phases", n, args.mail_workers)
     floor_url = scratch.new("floor") or f"sqlite:///{tmp / 'floor.db'}"
     common.settle()
     floor = run_floor(inbox, floor_url)
     profile = None
     if args.profile:
         copy_world_on(template, tmp / "profile", scratch, "profile")
-        profile = run_profile(tmp / "profile", args.top)
+        profile = run_profile(tmp / "profile", args.top, args.mail_workers)
     return tick, phases, floor, profile
 
 
