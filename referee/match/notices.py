@@ -24,12 +24,12 @@ from referee.games import GAMES
 from referee.games.base import Step, open_steps
 from referee.games.quick import answers_of
 from referee.mail import tokens
+from referee.mail.bodytext import as_shown
 from referee.mail.calendar import Deadline, summary
 from referee.mail.compose import compose, make_message_id
 from referee.mail.parse import Headers
 from referee.match import opensteps
 from referee.match.press import Made, MailSpec, Press, PressError, default_workers, make
-from referee.mail.bodytext import as_shown
 from referee.render import named, render_mail
 from referee.store import rows
 from referee.store.models import Match, Outbox, Player
