@@ -294,16 +294,6 @@ class Press:
                 self._broken(worker, exc)
         return bool(self._workers) and all(worker.ready for worker in self._workers)
 
-    def make_all(self, specs: Sequence[MailSpec]) -> list[Made]:
-        """Every spec's mail, in order; :class:`PressError` for the first that fails here.
-        A batch of ``parallel`` mails or more starts the workers and shares them."""
-        if len(specs) >= self.parallel:
-            self.warm()
-        batch = self.batch()
-        for spec in specs:
-            batch.add(spec)
-        return batch.finish()
-
     def batch(self) -> PressBatch:
         """A batch whose mails are handed to the workers (when they are ready) as they come."""
         return PressBatch(self)
