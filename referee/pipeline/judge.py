@@ -127,6 +127,7 @@ class Judge:
                             answered=context.answered,
                             sent=context.sent,
                             matches=context.matches,
+                            senders=context.senders,
                             local=mail.local,
                             domain=mail.domain,
                         )

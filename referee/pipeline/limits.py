@@ -185,6 +185,13 @@ class SenderLimiter:
             arrivals.sort()
         return self
 
+    def trial(self) -> SenderLimiter:
+        """A copy that counts apart, to try a batch's mails before the judge counts them
+        (:mod:`referee.pipeline.prereading`)."""
+        copy = SenderLimiter(self.per_hour)
+        copy._seen = {key: list(arrivals) for key, arrivals in self._seen.items()}
+        return copy
+
     def admit(self, sender: str | None, seat: bool, at: datetime) -> bool:
         """Is the mail from *sender* that arrived *at* within the limit? If so it is counted."""
         if not sender:

@@ -10,9 +10,12 @@ player's address, its In-Reply-To is our mail about that seat's match) is handed
 and :class:`SeatMail <referee.pipeline.seat_mail.SeatMail>` takes the worker's reading
 if it has come, else reads the mail itself, as without workers. Either way the reading
 is the same: the judge still authenticates the mail first and decides everything; a
-reading of a mail that is not obeyed is dropped unused. The work a stranger can cause is
-the bounded reading of a mail that names a player's address and one of our Message-IDs,
-on the worker's core.
+reading of a mail that is not obeyed is dropped unused. A mail the per-sender limit
+(:class:`~referee.pipeline.limits.SenderLimiter`) will refuse unread is not read ahead
+either: each of the batch's mails is tried against a copy of the limit, counted as the
+judge counts a seat's mail whatever it turns out to be (so the copy refuses no later
+than the judge does). The work a stranger can cause is the bounded reading of a mail
+that names a player's address and one of our Message-IDs, on the worker's core.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from referee.mail import tokens
+from referee.mail.identity import bounded
 from referee.mail.parse import Body, parse_body
 from referee.mail.reply import Against, read_against
 from referee.match.press import Job, JobBatch
@@ -28,6 +32,7 @@ from referee.match.press import Job, JobBatch
 if TYPE_CHECKING:
     from referee.mail.parse import Headers
     from referee.match.press import Press
+    from referee.pipeline.limits import SenderLimiter
     from referee.store.models import Match, Seat
     from referee.pipeline.verdict import MailRow
 
@@ -63,20 +68,26 @@ class Prereading:
         answered: dict[str, tuple[int, int | None, str, str | None]],
         sent: dict[int, Any],
         matches: list[Match],
+        senders: SenderLimiter | None,
         local: str,
         domain: str,
     ):
         """``answered``, ``sent``, ``matches``: what the judge loaded for the batch (its
         :class:`~referee.pipeline.seat_mail.Batch`): our mails the replies answer, by
         Message-ID, their texts (:class:`~referee.pipeline.seat_mail.Sent`), by outbox id,
-        and the matches of the seats the replies are addressed to, with their seats."""
+        and the matches of the seats the replies are addressed to, with their seats;
+        ``senders``: the batch's per-sender limit (None: none)."""
         self.index: dict[int, int] = {}  # inbound id -> its job's index
         from referee.pipeline.ingest import TOO_LARGE  # not at the top: a worker imports this module, light
 
         jobs: list[Job] = []
         if press._ready():
             seats = {seat.id: seat for match in matches for seat in match.seats}
+            trial = senders.trial() if senders is not None else None
             for row, head in zip(rows, heads, strict=True):
+                # every mail of a sender counted as a seat's: the judge counts no more of them
+                if trial is not None and not trial.admit(bounded(head.from_addr, 320) or None, True, row.received_at):
+                    continue  # the judge will refuse it unread
                 outbox_id = None if row.rule == TOO_LARGE else self._answered(head, answered, seats, local, domain)
                 if outbox_id is not None and outbox_id in sent:
                     self.index[row.id] = len(jobs)

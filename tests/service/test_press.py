@@ -218,6 +218,34 @@ def test_replies_a_worker_read_ahead_are_judged_as_replies_read_here(tmp_path, s
         shared.referee.notices.close()
 
 
+def test_a_mail_the_sender_limit_refuses_is_not_read_ahead(tmp_path, sqlite_template):
+    """The per-sender limit refuses a mail before its body is read: the worker does not read
+    it ahead either (each mail is tried against a copy of the limit before it is handed out)."""
+    _here, shared = _two_worlds(tmp_path, sqlite_template)
+    shared.config.mails_per_sender_hour = 2
+    try:
+        assert shared.referee.notices.press.start()
+        players = [f"p{i:02}" for i in range(12)]
+        _clients(shared, players)
+        shared.tick(START)
+        at = START + timedelta(hours=1)
+        for i in range(5):  # p00: five replies within the hour, two of them judged
+            shared.send(
+                "p00",
+                ROULETTE.replace("Gold: 30", f"Gold: {26 + i}").replace("Silver: 10", f"Silver: {14 - i}"),
+                at + timedelta(minutes=i),
+            )
+        for i, key in enumerate(players[1:]):
+            shared.send(key, ROULETTE, at + timedelta(minutes=10 + i))
+        shared.tick(START + timedelta(hours=2))
+        decisions = [(status, rule) for status, rule, _note in _inbound(shared)]
+        assert decisions[:5] == [("accepted", None)] * 2 + [("ignored", "rate-limited")] * 3
+        assert decisions[5:] == [("accepted", None)] * 11
+        assert shared.referee.notices.press.jobs_by_workers == 2 + 11  # none of the three refused
+    finally:
+        shared.referee.notices.close()
+
+
 def test_a_worker_killed_costs_only_time(tmp_path, sqlite_template):
     """A worker that dies (killed, out of memory) loses no mail: the batch's mails are made
     here, the same, and the next large batch starts a new worker."""
