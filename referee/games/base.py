@@ -4,7 +4,10 @@ A game engine is pure: no I/O, no clock, no global random. The service owns time
 and storage; the engine owns the rules.
 
 * A match **state** is plain JSON-serialisable data (dicts, lists, str, int, float,
-  bool, None). Engines never mutate the state they are given; they return a new one.
+  bool, None). Engines never mutate the state they are given; they return a new one,
+  which may share unchanged parts with it (MatchJack's stay choice copies one dict, not
+  the whole state): so no caller changes a state in place either (a step that changes
+  one works on a copy of its own: :func:`clone`).
 * ``initial_state(seed, players, options)`` builds the state. All randomness comes
   from :func:`rng`, derived from the match seed, so the seed plus the log of
   accepted moves and closed deadlines rebuilds any match exactly.

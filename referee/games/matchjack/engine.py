@@ -584,8 +584,9 @@ class MatchJack(Engine):
                 f"FOLD STAYSET costs {STAYSET_FEE} garnets and you hold {state['garnets'][player]}: choose STAY or "
                 "FOLD (nothing was recorded; it costs nothing).",
             )
-        new = clone(state)
-        new["stay"][player] = choice
+        # the one change, and the rest of the state shared, not copied (a state is never
+        # changed in place: every step that changes more works on a copy of its own)
+        new = {**state, "stay": {**state["stay"], player: choice}}
         return Applied(new, True)
 
     def _bet(self, state: State, player: str, move: Move) -> Applied:
