@@ -238,13 +238,22 @@ class _Worker:
         """Chunks of mails it has yet to answer."""
         return sum(1 for batch, _index in self.sent if isinstance(batch, PressBatch))
 
-    def collect(self, wait: bool = False) -> None:
+    def collect(self, wait: bool = False, *, until: object = None) -> None:
         """Hand each answer the worker has to the batch that sent its chunk (``wait``: every
-        answer it still owes); OSError/EOFError if it died."""
+        answer it still owes, or with ``until`` every answer up to the last it owes that
+        batch); OSError/EOFError if it died."""
+        if until is not None and wait:
+            while any(batch is until for batch, _index in self.sent):
+                self.collect_one()
+            wait = False
         while self.sent and (wait or self.conn.poll()):
-            answers = pickle.loads(self.conn.recv_bytes())
-            batch, index = self.sent.popleft()
-            batch.receive(index, answers)
+            self.collect_one()
+
+    def collect_one(self) -> None:
+        """The next answer, to its batch (waiting for it)."""
+        answers = pickle.loads(self.conn.recv_bytes())
+        batch, index = self.sent.popleft()
+        batch.receive(index, answers)
 
     def stop(self, wait: float) -> None:
         self.conn.close()  # the worker reads the end of its pipe, and ends
@@ -319,11 +328,12 @@ class Press:
         goes on (:class:`JobBatch`); with no worker ready, a batch that has no answers."""
         return JobBatch(self, jobs)
 
-    def _collect(self, only: _Worker | None = None, wait: bool = False) -> None:
-        """The answers the workers have, each to its batch (``wait``: all that ``only`` still owes)."""
+    def _collect(self, only: _Worker | None = None, wait: bool = False, *, until: object = None) -> None:
+        """The answers the workers have, each to its batch (``wait``: all that ``only`` still
+        owes; ``until``: only until it owes that batch nothing)."""
         for worker in [only] if only is not None else list(self._workers):
             try:
-                worker.collect(wait)
+                worker.collect(wait, until=until)
             except (OSError, EOFError) as exc:
                 self._broken(worker, exc)
 
@@ -404,7 +414,7 @@ class PressBatch:
             index = self.waiting.popleft()
             self.made[index] = [_make_here(pickle.loads(blob)) for blob in self.chunks[index]]
         began = time.perf_counter()
-        for worker in list(self.press._workers):  # what the workers still make
+        for worker in list(self.press._workers):  # what the workers still make of this batch
             self._collect(worker, wait=True)
         self.press.waited += time.perf_counter() - began
         out: list[Made] = []
@@ -422,8 +432,9 @@ class PressBatch:
         self.cut = len(self.blobs)
 
     def _collect(self, only: _Worker | None = None, wait: bool = False) -> None:
-        """The answers the workers have (``wait``: all that ``only`` still owes)."""
-        self.press._collect(only, wait)
+        """The answers the workers have (``wait``: all that ``only`` still owes this batch,
+        not the jobs handed after its last chunk)."""
+        self.press._collect(only, wait, until=self)
 
     def receive(self, index: int, mails: list[Made | None]) -> None:
         """A worker's mails of chunk ``index`` (a batch that failed, or was rolled back, gets

@@ -7,6 +7,7 @@ import logging
 import os
 import pickle
 import signal
+import time
 from datetime import timedelta
 
 import pytest
@@ -244,6 +245,35 @@ def test_a_mail_the_sender_limit_refuses_is_not_read_ahead(tmp_path, sqlite_temp
         assert shared.referee.notices.press.jobs_by_workers == 2 + 11  # none of the three refused
     finally:
         shared.referee.notices.close()
+
+
+def test_a_batch_of_mails_waits_for_its_own_mails_not_for_jobs_handed_before(tmp_path, sqlite_template):
+    """A batch whose mails were all made here commits at once, whatever the worker still
+    does for others (a batch's replies read ahead, handed to it before): it never waits
+    for answers it does not need."""
+    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
+    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(1))
+    recording = _Recording(1, parallel=10**6)  # the mails deferred, all made here
+    world.referee.notices.press = recording
+    world.tick(START)
+    specs = recording.specs
+    assert len(specs) == 2
+    press = Press(1, chunk=100)  # the batch below is one chunk, kept and made here
+    try:
+        assert press.start()
+        busy = press.jobs([press_module.Job(time.sleep, (120,))])  # the worker is busy for two minutes
+        assert busy.handed == 1
+        batch = press.batch()
+        began = time.monotonic()
+        for spec in specs:
+            batch.add(spec)
+        assert batch.finish() == [make(spec) for spec in specs]
+        assert time.monotonic() - began < 60  # long before the worker is free
+        assert busy.answer(0) is None  # still busy: the caller works it out itself
+    finally:
+        for worker in press._workers:
+            worker.process.kill()
+        press.close()
 
 
 def test_a_worker_killed_costs_only_time(tmp_path, sqlite_template):
