@@ -97,6 +97,17 @@ def _make_all(press: Press, specs: list[MailSpec]) -> list:
     return batch.finish()
 
 
+def _first_specs(tmp_path, sqlite_template, matches: int) -> list[MailSpec]:
+    """The specs of the first mails of a season of ``matches`` matches (two a match), made
+    by a referee whose press made them all itself."""
+    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
+    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(matches))
+    recording = _Recording(1, parallel=10**6)  # the mails deferred, all made here
+    world.referee.notices.press = recording
+    world.tick(START)
+    return recording.specs
+
+
 def _two_worlds(tmp_path, sqlite_template) -> tuple[World, World]:
     """The same season of six matches twice: one referee without a worker (``here``), one
     with a worker that takes every large batch (``shared``: its press not started yet)."""
@@ -251,12 +262,7 @@ def test_a_batch_of_mails_waits_for_its_own_mails_not_for_jobs_handed_before(tmp
     """A batch whose mails were all made here commits at once, whatever the worker still
     does for others (a batch's replies read ahead, handed to it before): it never waits
     for answers it does not need."""
-    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
-    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(1))
-    recording = _Recording(1, parallel=10**6)  # the mails deferred, all made here
-    world.referee.notices.press = recording
-    world.tick(START)
-    specs = recording.specs
+    specs = _first_specs(tmp_path, sqlite_template, 1)
     assert len(specs) == 2
     press = Press(1, chunk=100)  # the batch below is one chunk, kept and made here
     try:
@@ -279,12 +285,7 @@ def test_a_batch_of_mails_waits_for_its_own_mails_not_for_jobs_handed_before(tmp
 def test_a_worker_killed_costs_only_time(tmp_path, sqlite_template):
     """A worker that dies (killed, out of memory) loses no mail: the batch's mails are made
     here, the same, and the next large batch starts a new worker."""
-    (tmp_path / "w.db").write_bytes(sqlite_template.read_bytes())
-    world = World(tmp_path / "w", f"sqlite:///{tmp_path / 'w.db'}", season=_season(4))
-    recording = _Recording(1, parallel=10**6)  # the mails deferred, all made here
-    world.referee.notices.press = recording
-    world.tick(START)
-    specs = recording.specs
+    specs = _first_specs(tmp_path, sqlite_template, 4)
     assert len(specs) == 8
     wanted = [make(spec) for spec in specs]
 
