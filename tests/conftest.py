@@ -7,12 +7,10 @@ import gc
 import os
 import random
 import shutil
-import sqlite3
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import closing
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -23,6 +21,7 @@ from sqlalchemy.pool import NullPool
 
 from referee.store.db import Store
 from referee.store.models import Base
+from tests import migrated
 
 PG_URL = os.environ.get("REFEREE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
@@ -277,15 +276,10 @@ def _drop_pg_database(admin, name: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated, empty SQLite database, all of it in its one file (nothing left in a WAL)."""
-    path = tmp_path_factory.mktemp("template") / "referee.db"
-    store = Store(f"sqlite:///{path}")
-    store.migrate()
-    store.dispose()
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return path
+def sqlite_template() -> Path:
+    """A migrated, empty SQLite database, all of it in its one file (nothing left in a WAL):
+    the worker's one (tests/migrated.py), which helpers outside fixtures copy too."""
+    return migrated.sqlite_template()
 
 
 @pytest.fixture(scope="session")

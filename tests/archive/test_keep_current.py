@@ -14,6 +14,7 @@ from referee.archive.pages import Paths
 from referee.config import ArchiveSettings, ConfigError, load_service_config
 from scheduler.runner import ServiceRunner
 
+from ..migrated import migrated_sqlite
 from ..service.harness import DAY, START, World
 
 TOP = 'database = "sqlite:///r.db"\nsecret = "0123456789abcdef-archive"\n'
@@ -75,11 +76,7 @@ def test_keep_current_builds_incrementally_with_the_base_url(tmp_path, sqlite_ur
 
 @pytest.fixture
 def sqlite_url(tmp_path):
-    from referee.store.db import Store
-
-    url = f"sqlite:///{tmp_path / 'referee.db'}"
-    Store(url).migrate()
-    return url
+    return migrated_sqlite(tmp_path / "referee.db")
 
 
 def runner_for(world: World, at, tmp_path: Path) -> ServiceRunner:

@@ -23,8 +23,8 @@ from sqlalchemy import select
 
 from referee.mail.calendar import Deadline, calendar, player_calendar, uid_of
 from referee.season.controls import Controls
-from referee.store.db import Store
 from referee.store.models import Match, Outbox, Player
+from tests.migrated import migrated_sqlite
 from tests.service.harness import SEASON, START, World
 
 HOUR = timedelta(hours=1)
@@ -40,8 +40,7 @@ def _world(tmp_path, zone: str) -> World:
         ],
         "matches": [{**SEASON["matches"][0], "game": "indian-poker", "options": {"dmo": "alice"}}],
     }
-    url = f"sqlite:///{tmp_path / 'referee.db'}"
-    Store(url).migrate()
+    url = migrated_sqlite(tmp_path / "referee.db")
     return World(tmp_path / "world", url, season)
 
 

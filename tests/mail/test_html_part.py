@@ -27,6 +27,7 @@ from referee.mail.html_mail import to_html
 from referee.bidi import isolate
 from referee.store.models import Match, Outbox
 from tests.replies import corpus as C
+from tests.migrated import migrated_sqlite
 from tests.service.harness import START, World
 
 GAMES_BY_MAIL = ("indian-poker", "rewind-holdem", "matchjack", "stationary-roulette", "betting-minority")
@@ -90,10 +91,7 @@ def played(request, tmp_path_factory):
     """A match of the game started through the real service: its step mails and state."""
     game = request.param
     root: Path = tmp_path_factory.mktemp(game)
-    url = f"sqlite:///{root / 'referee.db'}"
-    from referee.store.db import Store
-
-    Store(url).migrate()
+    url = migrated_sqlite(root / "referee.db")
     world = World(root / "world", url, C._names(C.SPECS[game].season(), "NFC"))
     world.tick(START)
     with world.store.unit_of_work() as session:

@@ -37,8 +37,8 @@ from referee.mail.maildir import deliver_to_maildir
 from referee.mail.parse import parse_body
 from referee.pipeline import judge as judge_module
 from referee.pipeline.seat_mail import UNCHANGED_FORM
-from referee.store.db import Store
 from referee.store.models import Event, Inbound, Match, Outbox
+from tests.migrated import migrated_sqlite
 from tests.service.harness import SEASON, START, World
 
 from . import shapes as shape_module
@@ -195,8 +195,7 @@ class Season:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
         self.db = root / "referee.db"
-        url = f"sqlite:///{self.db}"
-        Store(url).migrate()
+        url = migrated_sqlite(self.db)
         self.world = World(root / "world", url, _names(spec.season(), name_form))
         self.game = GAMES[spec.name]
         self.snapshots: dict[str, tuple[Path, set[Path]]] = {}

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.engine import make_url
 
 from referee.config import load_service_config, parse_season
 from referee.mail.client import ScriptedClient
@@ -14,6 +15,7 @@ from referee.seasons import load_season
 from referee.service import Referee
 from referee.store.db import Store
 from referee.store.models import Outbox
+from tests.migrated import migrated_sqlite
 
 START = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
 DAY = timedelta(hours=24)
@@ -46,8 +48,11 @@ class World:
             '[mail]\naddress = "referee@example.test"\ninbox = "inbox"\noutbox = "outbox"\n'
         )
         self.config = load_service_config(tmp / "referee.toml")
+        database = make_url(self.config.database)
+        if database.get_backend_name() == "sqlite" and database.database and not Path(database.database).exists():
+            migrated_sqlite(Path(database.database))  # a new file: a copy of the migrated one
         self.store = Store(self.config.database)
-        self.store.migrate()  # idempotent: already done by the db_url fixture
+        self.store.migrate()  # idempotent: already done by the db_url fixture or the copy
         self.inbox = MaildirInbox(self.config.mail.inbox)
         self.outbox = MaildirOutbox(self.config.mail.outbox, per_address=True)
         self.referee = Referee(self.store, self.config, inbox=self.inbox, outbox=self.outbox)

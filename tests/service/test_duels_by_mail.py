@@ -20,6 +20,7 @@ from referee.games.base import MATCH_CHIPS
 from referee.service import replay
 from referee.store.models import Event, Inbound, LedgerEntry, Match, Outbox
 
+from ..migrated import migrated_sqlite
 from .harness import SEASON, START, World
 
 HOUR = timedelta(hours=1)
@@ -83,11 +84,7 @@ def transcript(world: World) -> str:
 
 @pytest.fixture
 def sqlite_url(tmp_path):
-    from referee.store.db import Store
-
-    url = f"sqlite:///{tmp_path / 'referee.db'}"
-    Store(url).migrate()
-    return url
+    return migrated_sqlite(tmp_path / "referee.db")
 
 
 @pytest.mark.parametrize("game", ["indian-poker", "rewind-holdem"])
