@@ -272,13 +272,15 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
                 player.timezone_chosen = None
         player.name, player.email, player.timezone = ps.name, ps.email, ps.timezone
     session.flush()
+    granted = _granted(session, season)
     for ps in spec.players:
-        _grant_starting_chips(session, season, ps.key, spec.starting_chips, now, changes)
-        _grant_starting_chips(session, season, ps.key, spec.starting_garnets, now, changes, currency=GARNETS)
+        _grant_starting_chips(session, season, granted, ps.key, spec.starting_chips, now, changes)
+        _grant_starting_chips(session, season, granted, ps.key, spec.starting_garnets, now, changes, currency=GARNETS)
 
     new_starts: list[MatchSpec] = []  # matches whose start this load sets
+    stored = _stored_matches(session, [ms.key for ms in spec.matches])
     for ms in spec.matches:
-        match = session.scalar(select(Match).where(Match.key == ms.key))
+        match = stored.get(ms.key)
         timing = {"steps": ms.steps, "reminders": ms.reminders, "abandon_after": ms.abandon_after}
         if match is not None and match.season_id != season.id:
             raise ConfigError(f"match {ms.key!r} already belongs to another season")
@@ -296,9 +298,9 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
                 kind=ms.kind,
                 seating="live" if ms.live else None,
             )
+            # the seats with it, all of the file's new matches written together at the end
+            match.seats = [Seat(player=players[k], position=i) for i, k in enumerate(ms.players)]
             session.add(match)
-            session.flush()
-            _seat(session, match, [players[k] for k in ms.players])
             who = "the live players" if ms.live else ", ".join(ms.players)
             main = " (a main match)" if ms.kind else ""
             changes.append(f"match {ms.key}: added: {ms.game}{main} for {who}, starts {utc(ms.starts_at)}")
@@ -350,6 +352,7 @@ def _apply(session: Session, spec: SeasonSpec, now: datetime, allow_past: bool, 
             match.timing = timing
             changes.extend(f"match {ms.key}: {line} (from its next phase on)" for line in lines)
 
+    session.flush()
     addressless = [players[ps.key] for ps in spec.players if ps.email is None]
     _check_addressless_seats(session, addressless, {ms.key for ms in spec.matches})
     changes.extend(check_past_starts(new_starts, now, allow_past=allow_past))
@@ -483,9 +486,30 @@ def _seat(session: Session, match: Match, players: list[Player]) -> None:
     session.flush()
 
 
+def _stored_matches(session: Session, keys: list[str]) -> dict[str, Match]:
+    """The stored matches of these keys (of any season), by key: a query per 500 keys, not
+    one per match."""
+    found: dict[str, Match] = {}
+    for start in range(0, len(keys), 500):
+        found.update((m.key, m) for m in session.scalars(select(Match).where(Match.key.in_(keys[start : start + 500]))))
+    return found
+
+
+def _granted(session: Session, season: Season) -> set[tuple[str, str, str]]:
+    """The season's grants made so far: (player key, reason, currency) of each entry from
+    the season's account, read once for every player of the file."""
+    rows = session.execute(
+        select(LedgerEntry.to_account, LedgerEntry.reason, LedgerEntry.currency).where(
+            LedgerEntry.season_id == season.id, LedgerEntry.from_account == SEASON_ACCOUNT
+        )
+    )
+    return {(key, reason, currency) for key, reason, currency in rows}
+
+
 def _grant_starting_chips(
     session: Session,
     season: Season,
+    granted: set[tuple[str, str, str]],
     key: str,
     amount: int,
     now: datetime,
@@ -493,18 +517,11 @@ def _grant_starting_chips(
     *,
     currency: str = SEASON_CHIPS,
 ) -> None:
-    """Grant a player the season's starting amount of ``currency`` (chips, or garnets), once."""
+    """Grant a player the season's starting amount of ``currency`` (chips, or garnets), once
+    (``granted``: :func:`_granted`, which this adds to)."""
     reason = GRANT_REASON if currency == SEASON_CHIPS else f"starting {currency}"
-    granted = session.scalar(
-        select(LedgerEntry.id).where(
-            LedgerEntry.season_id == season.id,
-            LedgerEntry.to_account == key,
-            LedgerEntry.from_account == SEASON_ACCOUNT,
-            LedgerEntry.reason == reason,
-            LedgerEntry.currency == currency,
-        )
-    )
-    if granted is None and amount > 0:
+    if (key, reason, currency) not in granted and amount > 0:
+        granted.add((key, reason, currency))
         session.add(
             LedgerEntry(
                 season_id=season.id,
