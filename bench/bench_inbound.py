@@ -496,8 +496,8 @@ def report(
     print(
         f"mail workers: {tick['workers']}; in the tick they made {tick['by_workers']:,} of the answers "
         f"and read {tick['read_by_workers']:,} of the replies ahead, and the referee waited "
-        f"{tick['waited']:.2f} s for them (the worker starts with the first batch of many, and is ready "
-        "about a second later)"
+        f"{tick['waited']:.2f} s for them (the worker starts when the tick finds many mails waiting, "
+        "and is ready about a second later)"
     )
     if json_path:
         figures = {"database": kind, "messages": n, "rate": rate, "floor_rate": floor_rate, "goal": goal}

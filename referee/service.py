@@ -211,7 +211,14 @@ class Referee:
         source = self.source
         if source is None:
             return 0
-        return (await Ingest(self.store, source).run(now)).stored
+        return (await Ingest(self.store, source, listed=self._many_waiting).run(now)).stored
+
+    def _many_waiting(self, count: int) -> None:
+        """Many mails wait: the press's workers are started while they are stored, not at the
+        first batch judged (a worker takes about a second to be ready; until then the judge
+        reads every reply and makes every answer itself)."""
+        if count >= self.notices.press.parallel:
+            self.notices.press.warm()
 
     @property
     def source(self) -> MailSource | None:

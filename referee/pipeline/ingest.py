@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -63,9 +64,10 @@ class Ingest:
     """Reads from a :class:`~referee.mail.transport.MailSource` on the event loop; the
     database work of each batch runs in a worker thread."""
 
-    def __init__(self, store: Store, source: MailSource):
+    def __init__(self, store: Store, source: MailSource, *, listed: Callable[[int], None] | None = None):
         self.store = store
         self.source = source
+        self.listed = listed  # told how many mails wait, before any is read (the service warms the press)
 
     async def run(self, now: datetime) -> IngestReport:
         report = IngestReport()
@@ -76,6 +78,8 @@ class Ingest:
             await asyncio.to_thread(self._problem, report, where, f"cannot list the inbox: {_os_error(exc)}", now)
             await asyncio.to_thread(self._forget_solved, report)
             return report
+        if self.listed is not None and items:
+            self.listed(len(items))
         for start in range(0, len(items), BATCH):
             chunk = items[start : start + BATCH]
             mails = [mail for mail in await self._read_all(chunk, report, now) if mail is not None]

@@ -18,6 +18,7 @@ from referee.mail.compose import LATE_SUBJECT
 from referee.match import notices as notices_module
 from referee.match import press as press_module
 from referee.match.press import JobBatch, MailSpec, Press, make
+from referee.pipeline.judge import Judge
 from referee.pipeline.prereading import Prereading
 from referee.store.models import Inbound, Match, Outbox
 from tests.service.harness import DAY, START, World
@@ -256,6 +257,38 @@ def test_a_mail_the_sender_limit_refuses_is_not_read_ahead(tmp_path, sqlite_temp
         assert shared.referee.notices.press.jobs_by_workers == 2 + 11  # none of the three refused
     finally:
         shared.referee.notices.close()
+
+
+def test_many_mails_waiting_start_the_worker_while_they_are_stored(tmp_path, sqlite_template, monkeypatch):
+    """A tick that finds ``parallel`` mails or more in the inbox starts the press's workers
+    as it begins to store them, not at the first batch it judges (a worker takes about a
+    second to be ready, and until then the judge reads and answers every mail itself); a
+    few mails start nothing."""
+    _here, shared = _two_worlds(tmp_path, sqlite_template)
+    press = shared.referee.notices.press
+    seen: list[str] = []
+    monkeypatch.setattr(press, "warm", lambda: seen.append("warm"))
+    judge = Judge.process
+    monkeypatch.setattr(Judge, "process", lambda self, *a, **k: (seen.append("judge"), judge(self, *a, **k))[1])
+    players = [f"p{i:02}" for i in range(12)]
+    _clients(shared, players)
+    shared.tick(START)
+    at = START + timedelta(hours=1)
+    for i, key in enumerate(players[: press.parallel - 1]):  # fewer than parallel: nothing started
+        shared.send(key, ROULETTE, at + timedelta(minutes=i))
+    seen.clear()
+    shared.tick(at + timedelta(hours=1))
+    assert seen[0] == "judge", seen
+    for i, key in enumerate(players):  # parallel or more
+        shared.send(
+            key,
+            ROULETTE.replace("Gold: 30", "Gold: 29").replace("Silver: 10", "Silver: 11"),
+            at + timedelta(hours=1, minutes=i),
+        )
+    seen.clear()
+    shared.tick(at + timedelta(hours=2))
+    assert seen[:2] == ["warm", "judge"], seen
+    assert [status for status, _rule, _note in _inbound(shared)].count("accepted") == press.parallel - 1 + 12
 
 
 def test_a_batch_of_mails_waits_for_its_own_mails_not_for_jobs_handed_before(tmp_path, sqlite_template):
