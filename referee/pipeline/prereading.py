@@ -47,13 +47,21 @@ class FirstReading:
     against: Against | None
 
 
+def against_ours(body: Body, shown: str | None, form: str | None, *, linked: bool) -> Against | None:
+    """The reply ``body`` read against a mail of ours (its shown text and form:
+    :func:`read_against`); None when either has no text. The one reading the judge and the
+    workers make alike."""
+    if not shown or not body.shown.strip():
+        return None
+    return read_against(body.shown, shown, form, linked=linked)
+
+
 def first_reading(raw: bytes, outbox_id: int, shown: str, form: str | None) -> FirstReading:
     """A worker's job: the body of the mail ``raw``, read against our mail ``outbox_id``
     (its shown text and form), which its In-Reply-To names: what :class:`SeatMail` reads
     first."""
     body = parse_body(raw)
-    against = read_against(body.shown, shown, form, linked=True) if body.shown.strip() and shown else None
-    return FirstReading(outbox_id, body, against)
+    return FirstReading(outbox_id, body, against_ours(body, shown, form, linked=True))
 
 
 class Prereading:

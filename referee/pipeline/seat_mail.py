@@ -16,11 +16,11 @@ from referee.config import seat_role, silent_roles
 from referee.games import GAMES
 from referee.games.base import SEQUENTIAL, Game, NoMoves, ParseError, Parsed, State, Step, open_steps
 from referee.mail.parse import Body, Headers, parse_body, shown_text
-from referee.mail.reply import Against, read_against
+from referee.mail.reply import Against
 from referee.match import opensteps
 from referee.pipeline.ingest import TOO_LARGE
 from referee.pipeline.player_commands import COMMANDS_RULE, PlayerCommands
-from referee.pipeline.prereading import FirstReading, Prereading
+from referee.pipeline.prereading import FirstReading, Prereading, against_ours
 from referee.pipeline.limits import ReplyLimiter, SenderLimiter
 from referee.pipeline.verdict import Decision, MailRow, Stages, before_our_mail
 from referee.store import rows as plain_rows
@@ -284,10 +284,8 @@ class SeatMail:
 
     @staticmethod
     def _read_against(body: Body, sent: Sent | None, *, linked: bool) -> Against | None:
-        """The reply read against our mail ``sent`` (:func:`read_against`); None without it."""
-        if sent is None or not sent.shown:
-            return None
-        return read_against(body.shown, sent.shown, sent.form, linked=linked)
+        """The reply read against our mail ``sent`` (:func:`against_ours`); None without it."""
+        return None if sent is None else against_ours(body, sent.shown, sent.form, linked=linked)
 
     def _read_readings(self, body: Body) -> tuple[Parsed | None, ParseError | None]:
         """The moves of the first reading that holds any; else the error to tell the player.
